@@ -1,0 +1,77 @@
+// ONNX importer: ModelProto / TensorProto / SequenceProto / OptionalProto -> vtensor IR.
+// Implements the "Capture" stage (DESIGN §3.1): the only stage that sees the file bytes.
+//
+// Supported: IR versions 3..10 and any opset (a model is never rejected for being newer than
+// the ONNX library vtensor was built with); initializers in raw_data, typed fields or external
+// data files (memory-mapped read-only, not copied); Constant nodes; subgraphs (If/Loop/Scan)
+// with outer-scope names; model-local functions (inlined).
+// Errors name the file, the tensor or node, and the offending field.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "vtensor/base/file.h"
+#include "vtensor/base/status.h"
+#include "vtensor/graph/graph.h"
+#include "vtensor/runtime/value.h"
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+class TypeProto;
+class GraphProto;
+}  // namespace onnx
+
+namespace vt {
+
+// Resolves and maps external data files relative to the model directory, once per file.
+class ExternalDataResolver {
+ public:
+  explicit ExternalDataResolver(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  // Errors: InvalidArgument for absolute paths or paths leaving base_dir; NotFound; IoError.
+  Expected<std::shared_ptr<MappedFile>> Map(const std::string& location);
+  const std::string& base_dir() const { return base_dir_; }
+
+ private:
+  std::string base_dir_;
+  std::map<std::string, std::shared_ptr<MappedFile>> files_;
+};
+
+struct TensorContext {
+  std::string file;  // for messages
+  ExternalDataResolver* external = nullptr;  // null: external data is an error
+};
+
+// Converts one TensorProto. Validates dtype, dims (>= 0, no overflow) and that the data field
+// holds exactly numel elements. Errors name ctx.file, the tensor name and the field.
+Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContext& ctx);
+// Writes a dense tensor as TensorProto (raw_data, or string_data for strings).
+void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* tp);
+
+// Converts an ONNX TypeProto.
+TypeInfo TypeFromProto(const onnx::TypeProto& tp);
+
+struct ImportOptions {
+  bool infer_shapes = true;  // run ONNX shape inference to fill Graph::values (best effort)
+};
+
+// Loads a model file. Errors: NotFound, IoError, InvalidArgument (not a valid ModelProto,
+// IR version outside 3..10, bad initializer, node without op_type, ...).
+Expected<Model> LoadModel(const std::string& path, const ImportOptions& opts = {});
+// Imports an already-parsed ModelProto; `path` is used for messages and external data.
+Expected<Model> ImportModel(const onnx::ModelProto& mp, const std::string& path,
+                            const ImportOptions& opts = {});
+// Parses a ModelProto from a file (mmap + ParseFromArray). Errors as LoadModel.
+Expected<std::unique_ptr<onnx::ModelProto>> ParseModelFile(const std::string& path);
+// Imports one GraphProto (used for schema function bodies expanded at run time).
+Expected<std::shared_ptr<Graph>> ImportGraph(const onnx::GraphProto& gp, const Model& model,
+                                             const Graph* parent, TensorContext& ctx);
+
+// Reads a value file written in the ONNX backend-test layout (input_N.pb / output_N.pb):
+// a TensorProto, SequenceProto or OptionalProto depending on `expected` (a tensor when the
+// type is unknown). Errors: NotFound, InvalidArgument naming the file and field.
+Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected);
+
+}  // namespace vt

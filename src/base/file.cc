@@ -1,0 +1,106 @@
+#include "vtensor/base/file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace vt {
+namespace {
+std::string Errno() { return std::strerror(errno); }
+}  // namespace
+
+Expected<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFound("file not found: " + path);
+    return IoError("cannot open " + path + ": " + Errno());
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string e = Errno();
+    ::close(fd);
+    return IoError("cannot stat " + path + ": " + e);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return InvalidArgument("not a regular file: " + path);
+  }
+  auto mf = std::shared_ptr<MappedFile>(new MappedFile());
+  mf->path_ = path;
+  mf->size_ = static_cast<size_t>(st.st_size);
+  if (mf->size_ > 0) {
+    void* p = ::mmap(nullptr, mf->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      std::string e = Errno();
+      ::close(fd);
+      return IoError("cannot mmap " + path + ": " + e);
+    }
+    mf->data_ = static_cast<const uint8_t*>(p);
+  }
+  ::close(fd);
+  return mf;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+Expected<std::string> ReadFileToString(const std::string& path) {
+  VT_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(path));
+  return std::string(reinterpret_cast<const char*>(mf->data()), mf->size());
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
+  std::random_device rd;
+  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError("cannot create " + tmp + ": " + Errno());
+  const char* p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string e = Errno();
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return IoError("cannot write " + tmp + ": " + e);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    std::string e = Errno();
+    ::unlink(tmp.c_str());
+    return IoError("cannot flush " + tmp + ": " + e);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string e = Errno();
+    ::unlink(tmp.c_str());
+    return IoError("cannot rename " + tmp + " to " + path + ": " + e);
+  }
+  return Status::Ok();
+}
+
+std::string DirName(const std::string& path) {
+  auto pos = path.find_last_of('/');
+  if (pos == std::string::npos) return ".";
+  if (pos == 0) return "/";
+  return path.substr(0, pos);
+}
+
+std::string JoinPath(const std::string& dir, const std::string& rel) {
+  if (rel.empty()) return dir;
+  if (rel[0] == '/' || dir.empty()) return rel;
+  if (dir.back() == '/') return dir + rel;
+  return dir + "/" + rel;
+}
+
+}  // namespace vt

@@ -1,0 +1,42 @@
+#include "vtensor/base/status.h"
+
+namespace vt {
+
+const char* StatusCodeName(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound: return "NOT_FOUND";
+    case StatusCode::kUnimplemented: return "UNIMPLEMENTED";
+    case StatusCode::kOutOfRange: return "OUT_OF_RANGE";
+    case StatusCode::kIoError: return "IO_ERROR";
+    case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case StatusCode::kInternal: return "INTERNAL";
+  }
+  return "UNKNOWN";
+}
+
+Status& Status::WithContext(const std::string& context) & {
+  if (!ok()) message_ = context + ": " + message_;
+  return *this;
+}
+
+Status&& Status::WithContext(const std::string& context) && {
+  if (!ok()) message_ = context + ": " + message_;
+  return std::move(*this);
+}
+
+std::string Status::ToString() const {
+  if (ok()) return "OK";
+  return std::string(StatusCodeName(code_)) + ": " + message_;
+}
+
+Status InvalidArgument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }
+Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
+Status Unimplemented(std::string msg) { return {StatusCode::kUnimplemented, std::move(msg)}; }
+Status OutOfRange(std::string msg) { return {StatusCode::kOutOfRange, std::move(msg)}; }
+Status IoError(std::string msg) { return {StatusCode::kIoError, std::move(msg)}; }
+Status FailedPrecondition(std::string msg) { return {StatusCode::kFailedPrecondition, std::move(msg)}; }
+Status Internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
+
+}  // namespace vt

@@ -1,0 +1,93 @@
+#include "vtensor/runtime/session.h"
+
+#include <omp.h>
+
+#include "graph_runner.h"
+#include "vtensor/format/onnx_import.h"
+
+namespace vt {
+
+Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& graph,
+                                                 const Model& model) {
+  if (node.opset <= 0)
+    return Unimplemented(node.Describe() + ": domain '" + node.domain +
+                         "' is not imported by the model (no opset_import entry)");
+  const KernelFactory* f = KernelRegistry::Global().Find(node.domain, node.op_type, node.opset);
+  if (f != nullptr) {
+    KernelInit init{node, graph};
+    auto k = (*f)(init);
+    if (!k.ok()) {
+      Status st = k.take_status();
+      if (st.message().find(node.Describe()) == std::string::npos) st.WithContext(node.Describe());
+      return st;
+    }
+    return k;
+  }
+  auto fk = CreateFunctionKernel(node, model);
+  if (fk.ok()) return fk;
+  return fk.take_status();
+}
+
+Session::~Session() = default;
+
+Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
+  if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
+  auto s = std::unique_ptr<Session>(new Session());
+  s->model_ = std::move(model);
+  s->opts_ = opts;
+  s->pool_ = std::make_unique<BufferPool>();
+  VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get()));
+  return s;
+}
+
+Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& opts) {
+  VT_ASSIGN_OR_RETURN(Model m, LoadModel(path));
+  return Create(std::move(m), opts);
+}
+
+namespace {
+Status CheckInput(const GraphIO& io, const Value& v, const std::string& file) {
+  const TypeInfo& t = io.spec.type();
+  const std::string where = file + ": input '" + io.name + "'";
+  if (t.kind == TypeInfo::Kind::kTensor) {
+    if (!v.is_tensor()) return InvalidArgument(where + ": expected a tensor");
+    const Tensor& x = v.tensor();
+    if (t.elem != DType::kUndefined && x.dtype() != t.elem)
+      return InvalidArgument(where + ": dtype " + DTypeName(x.dtype()) + " does not match declared " +
+                             DTypeName(t.elem));
+    if (t.shape) {
+      const SymShape& s = *t.shape;
+      if (static_cast<int>(s.size()) != x.rank())
+        return InvalidArgument(where + ": shape " + ShapeToString(x.shape()) + " has rank " +
+                               std::to_string(x.rank()) + ", declared " + SymShapeToString(s));
+      for (size_t d = 0; d < s.size(); ++d)
+        if (s[d].known() && s[d].value != x.dim(static_cast<int>(d)))
+          return InvalidArgument(where + ": shape " + ShapeToString(x.shape()) +
+                                 " does not match declared " + SymShapeToString(s) + " at dim " +
+                                 std::to_string(d));
+    }
+  } else if (t.kind == TypeInfo::Kind::kSequence) {
+    if (!v.is_sequence()) return InvalidArgument(where + ": expected a sequence");
+  }
+  return Status::Ok();
+}
+}  // namespace
+
+Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
+  auto real = model_.graph->RealInputs();
+  const std::string file = model_.path.empty() ? "<model>" : model_.path;
+  if (inputs.size() != real.size())
+    return InvalidArgument(file + ": model takes " + std::to_string(real.size()) +
+                           " inputs, got " + std::to_string(inputs.size()));
+  std::unordered_map<std::string, Value> feeds;
+  for (size_t i = 0; i < real.size(); ++i) {
+    VT_RETURN_IF_ERROR(CheckInput(*real[i], inputs[i], file));
+    feeds[real[i]->name] = inputs[i];
+  }
+  omp_set_num_threads(opts_.threads);
+  auto r = runner_->Run(feeds, nullptr, opts_.threads);
+  if (!r.ok()) return r.take_status().WithContext(file);
+  return r;
+}
+
+}  // namespace vt

@@ -108,8 +108,20 @@ Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContex
     return t;
   }
 
-  Tensor t = Tensor::Empty(dt, shape);
-  t.set_name(tp.name());
+  if (tp.has_raw_data() && ctx.owner && dt != DType::kString && want >= kBorrowMinBytes &&
+      tp.raw_data().size() == want) {
+    auto storage = Storage::Borrow(tp.raw_data().data(), want, ctx.owner, /*read_only=*/true);
+    Tensor t(dt, Layout::Contiguous(shape), storage);
+    t.set_name(tp.name());
+    return t;
+  }
+  // Allocated only once the data field is known to hold numel elements, so a tensor that
+  // declares huge dims but stores few values is an error, not a failed allocation.
+  Tensor t;
+  auto allocate = [&] {
+    t = Tensor::Empty(dt, shape);
+    t.set_name(tp.name());
+  };
   if (tp.has_raw_data()) {
     if (dt == DType::kString)
       return InvalidArgument(where + ": field raw_data: string tensors must use string_data");
@@ -117,6 +129,7 @@ Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContex
       return InvalidArgument(where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
                              " bytes, expected " + std::to_string(want) + " for " + DTypeName(dt) +
                              ShapeToString(shape));
+    allocate();
     if (want) std::memcpy(t.raw_mutable_data(), tp.raw_data().data(), want);
     return t;
   }
@@ -125,6 +138,7 @@ Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContex
       return InvalidArgument(where + ": field " + field + ": " + std::to_string(have) +
                              " values, expected " + std::to_string(n * per) + " for " +
                              DTypeName(dt) + ShapeToString(shape));
+    allocate();
     return Status::Ok();
   };
   switch (dt) {
@@ -499,8 +513,9 @@ Expected<std::unique_ptr<onnx::ModelProto>> ParseModelFile(const std::string& pa
   return mp;
 }
 
-Expected<Model> ImportModel(const onnx::ModelProto& mp_in, const std::string& path,
-                            const ImportOptions& opts) {
+namespace {
+Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string& path,
+                                const ImportOptions& opts, std::shared_ptr<const void> owner) {
   Model m;
   m.path = path;
   m.ir_version = mp_in.ir_version();
@@ -530,7 +545,7 @@ Expected<Model> ImportModel(const onnx::ModelProto& mp_in, const std::string& pa
   }
 
   ExternalDataResolver resolver(DirName(path.empty() ? std::string("./x") : path));
-  TensorContext ctx{path, &resolver};
+  TensorContext ctx{path, &resolver, mp == &mp_in ? owner : nullptr};
   VT_ASSIGN_OR_RETURN(m.graph, ImportGraph(mp->graph(), m, nullptr, ctx));
 
   if (opts.infer_shapes) {
@@ -552,9 +567,22 @@ Expected<Model> ImportModel(const onnx::ModelProto& mp_in, const std::string& pa
   return m;
 }
 
+}  // namespace
+
+Expected<Model> ImportModel(const onnx::ModelProto& mp, const std::string& path,
+                            const ImportOptions& opts) {
+  return ImportModelImpl(mp, path, opts, nullptr);
+}
+
+Expected<Model> ImportModel(std::shared_ptr<const onnx::ModelProto> mp, const std::string& path,
+                            const ImportOptions& opts) {
+  const onnx::ModelProto& ref = *mp;
+  return ImportModelImpl(ref, path, opts, std::move(mp));
+}
+
 Expected<Model> LoadModel(const std::string& path, const ImportOptions& opts) {
   VT_ASSIGN_OR_RETURN(auto mp, ParseModelFile(path));
-  return ImportModel(*mp, path, opts);
+  return ImportModel(std::shared_ptr<const onnx::ModelProto>(std::move(mp)), path, opts);
 }
 
 namespace {

@@ -133,7 +133,7 @@ class FunctionKernel : public OpKernel {
     for (auto& n : *gp.mutable_node()) {
       google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
       for (auto& a : n.attribute())
-        if (a.ref_attr_name().empty()) *kept.Add() = a;
+        if (a.ref_attr_name().empty() && a.type() != onnx::AttributeProto::UNDEFINED) *kept.Add() = a;
       n.mutable_attribute()->Swap(&kept);
     }
     for (size_t i = 0; i < node_.inputs.size(); ++i) {

@@ -83,6 +83,8 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
   };
 
   std::vector<int> last_use(static_cast<size_t>(r->num_slots_), -1);
+  std::vector<std::string> unsupported;
+  size_t num_unsupported = 0;
   r->plan_.resize(order.size());
   for (size_t p = 0; p < order.size(); ++p) {
     const Node& node = graph.nodes[order[p]];
@@ -104,8 +106,21 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
         }
     }
     auto k = CreateKernel(node, graph, model);
-    if (!k.ok()) return k.take_status().WithContext(file);
+    if (!k.ok()) {
+      // Keep going on unsupported ops so one error lists all of them.
+      if (k.status().code() != StatusCode::kUnimplemented) return k.take_status().WithContext(file);
+      if (unsupported.size() < 8) unsupported.push_back(k.status().message());
+      ++num_unsupported;
+      continue;
+    }
     np.kernel = std::move(k).value();
+  }
+  if (num_unsupported > 0) {
+    std::string msg = unsupported[0];
+    for (size_t i = 1; i < unsupported.size(); ++i) msg += "; " + unsupported[i];
+    if (num_unsupported > unsupported.size())
+      msg += "; and " + std::to_string(num_unsupported - unsupported.size()) + " more";
+    return Unimplemented(file + ": " + msg);
   }
   for (const auto& o : graph.outputs) {
     int s = ref(o.name);
@@ -147,9 +162,9 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
   for (size_t k = 0; k < outer_names_.size(); ++k) {
     outer_vals[k] = outer ? outer->Lookup(outer_names_[k]) : nullptr;
   }
-  std::vector<Value> outs;
-  std::vector<const Value*> ins;
   for (auto& np : plan_) {
+    std::vector<const Value*>& ins = np.ins;
+    std::vector<Value>& outs = np.outs;
     ins.clear();
     for (int s : np.in_slots) {
       const Value* v = nullptr;
@@ -164,8 +179,9 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
       ins.push_back(v);
     }
     outs.assign(np.out_slots.size(), Value());
-    KernelContext ctx(*np.node, ins, &outs, this, threads);
+    KernelContext ctx(*np.node, std::move(ins), &outs, this, threads);
     Status st = np.kernel->Compute(ctx);
+    ins = ctx.TakeInputs();
     if (!st.ok()) {
       if (st.message().find(np.node->Describe()) == std::string::npos)
         st.WithContext(np.node->Describe());

@@ -55,6 +55,8 @@ class GraphRunner {
     std::vector<int> in_slots;   // -1 absent; <= -2 outer reference (-2 - index)
     std::vector<int> out_slots;  // -1 unused output
     std::vector<int> release_after;
+    std::vector<const Value*> ins;  // reused across runs
+    std::vector<Value> outs;
   };
 
   const Graph* graph_ = nullptr;

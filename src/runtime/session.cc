@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "graph_runner.h"
+#include "vtensor/runtime/constant_folding.h"
 #include "vtensor/format/onnx_import.h"
 
 namespace vt {
@@ -36,12 +37,18 @@ Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOpt
   s->model_ = std::move(model);
   s->opts_ = opts;
   s->pool_ = std::make_unique<BufferPool>();
+  if (opts.fold_constants) {
+    FoldStats stats;
+    VT_RETURN_IF_ERROR(FoldConstants(*s->model_.graph, s->model_, FoldOptions{}, &stats));
+  }
   VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get()));
   return s;
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& opts) {
-  VT_ASSIGN_OR_RETURN(Model m, LoadModel(path));
+  ImportOptions io;
+  io.infer_shapes = false;  // the runtime binds shapes at run time
+  VT_ASSIGN_OR_RETURN(Model m, LoadModel(path, io));
   return Create(std::move(m), opts);
 }
 

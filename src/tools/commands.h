@@ -2,7 +2,9 @@
 // 0 success / all outputs pass, 1 a mismatch (run) or findings (check), 2 any error.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vt::cli {
 
@@ -25,5 +27,47 @@ struct BenchArgs {
   int threads = 1;
 };
 int BenchCommand(const BenchArgs& a);
+
+// Issue #3: digests, checker and inspector of models with compiled tensors.
+struct DigestArgs {
+  std::string model;
+  std::string tensor;  // empty: every initializer
+  std::string algo = "blake3";
+};
+int DigestCommand(const DigestArgs& a);  // 0 ok, 2 error
+
+struct CheckArgs {
+  std::string model;
+  bool json = false;
+  bool decode = false;
+};
+int CheckCommand(const CheckArgs& a);  // 0 no error, 1 errors, 2 unreadable
+
+struct InspectArgs {
+  std::string model;
+  bool json = false;
+};
+int InspectCommand(const InspectArgs& a);  // 0 ok, 2 unreadable
+
+// Issue #5: target passes and structural export.
+struct PassesArgs {
+  std::string model;
+  std::string target;  // empty: no target
+  bool print_after_all = false;
+};
+int PassesCommand(const PassesArgs& a);  // 0 ok, 2 error
+
+struct ExportArgs {
+  std::string model;
+  std::string format = "stablehlo";  // json | stablehlo
+  std::string target;                // empty: no target, no layouts
+  std::string out;
+  std::string params;                // .irpa path (stablehlo): externalize weights
+  std::string param_scope = "model";
+  int64_t externalize_above = 1024;  // bytes; weights larger than this go to --params
+  bool per_type_layouts = false;
+  std::vector<std::string> input_shapes;  // NAME=D0xD1x...
+};
+int ExportCommand(const ExportArgs& a);  // 0 ok, 2 error (no output file written)
 
 }  // namespace vt::cli

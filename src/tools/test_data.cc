@@ -1,6 +1,9 @@
 #include "tools/test_data.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
 
 #include "vtensor/format/onnx_import.h"
 
@@ -10,6 +13,12 @@ namespace {
 bool Exists(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0;
+}
+
+uint64_t PhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return uint64_t{1} << 40;  // unknown: 1 TiB
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 }  // namespace
 
@@ -36,6 +45,23 @@ Expected<std::vector<Value>> ZeroInputs(const Session& s) {
     if (t.shape)
       for (const Dim& d : *t.shape) shape.push_back(d.known() ? d.value : 1);
     DType dt = t.elem == DType::kUndefined ? DType::kFloat32 : t.elem;
+    // A declared shape is untrusted model data: refuse what cannot fit in memory instead of
+    // letting the allocation throw.
+    const uint64_t limit = PhysicalMemoryBytes();
+    bool fits = true;
+    uint64_t bytes = DTypeSize(dt);
+    for (int64_t d : shape) {
+      if (d == 0) {  // an empty tensor fits whatever the other dims say
+        fits = true;
+        break;
+      }
+      if (bytes > limit / static_cast<uint64_t>(d)) fits = false;
+      else bytes *= static_cast<uint64_t>(d);
+    }
+    if (!fits)
+      return InvalidArgument("input '" + io->name + "': zeros of the declared shape " +
+                             ShapeToString(shape) + " would not fit in memory (" +
+                             std::to_string(limit) + " bytes); pass --data");
     out.emplace_back(Tensor::Zeros(dt, shape));
   }
   return out;

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <new>
+
 #include "tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -30,6 +32,48 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
 
+  vt::cli::DigestArgs digest;
+  auto* digest_cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer");
+  digest_cmd->add_option("model", digest.model, "ONNX model file")->required();
+  digest_cmd->add_option("--tensor", digest.tensor, "only this initializer");
+  digest_cmd->add_option("--algo", digest.algo, "blake3 (default) or sha256")
+      ->check(CLI::IsMember({"blake3", "sha256"}));
+
+  vt::cli::CheckArgs check;
+  auto* check_cmd = app.add_subcommand("check", "Check a model and its compiled tensors");
+  check_cmd->add_option("model", check.model, "ONNX model file")->required();
+  check_cmd->add_flag("--json", check.json, "findings as JSON");
+  check_cmd->add_flag("--decode", check.decode, "decode each payload and compare with its source");
+
+  vt::cli::InspectArgs inspect;
+  auto* inspect_cmd = app.add_subcommand("inspect", "List struct types, devices, compiled tensors");
+  inspect_cmd->add_option("model", inspect.model, "ONNX model file")->required();
+  inspect_cmd->add_flag("--json", inspect.json, "as JSON");
+
+  vt::cli::PassesArgs passes;
+  auto* passes_cmd = app.add_subcommand("passes", "Run a target's passes; print the graph with layouts");
+  passes_cmd->add_option("model", passes.model, "ONNX model file")->required();
+  passes_cmd->add_option("--target", passes.target,
+                         "x86_64-avx512, x86_64-avx2, x86_64-baseline, iree-llvm-cpu or native");
+  passes_cmd->add_flag("--print-after-all", passes.print_after_all, "print the graph after each pass");
+
+  vt::cli::ExportArgs exp;
+  auto* export_cmd = app.add_subcommand("export", "Export a model as StableHLO MLIR or JSON");
+  export_cmd->add_option("model", exp.model, "ONNX model file")->required();
+  export_cmd->add_option("--format", exp.format, "stablehlo (default) or json")
+      ->check(CLI::IsMember({"stablehlo", "json"}));
+  export_cmd->add_option("--target", exp.target, "target whose layouts are exported (default none)");
+  export_cmd->add_option("-o,--output", exp.out, "output file")->required();
+  export_cmd->add_option("--params", exp.params, "IREE parameter archive (.irpa) for large weights");
+  export_cmd->add_option("--param-scope", exp.param_scope, "parameter scope (default model)");
+  export_cmd->add_option("--externalize-above", exp.externalize_above,
+                         "with --params: weights larger than BYTES are external (default 1024)")
+      ->check(CLI::NonNegativeNumber);
+  export_cmd->add_flag("--per-type-layouts", exp.per_type_layouts,
+                       "also attach #vt.layout<...> to the tensor types of laid-out weights");
+  export_cmd->add_option("--input-shape", exp.input_shapes,
+                         "static shape of an input, NAME=D0xD1x... (repeatable)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -38,8 +82,20 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
-  if (*run_cmd) return vt::cli::RunCommand(run);
-  if (*info_cmd) return vt::cli::InfoCommand(info_model);
-  if (*bench_cmd) return vt::cli::BenchCommand(bench);
+  // Last line of defence: a shape computed from untrusted model data can still ask for more
+  // memory than exists; that is bad input (exit 2), not a crash.
+  try {
+    if (*run_cmd) return vt::cli::RunCommand(run);
+    if (*info_cmd) return vt::cli::InfoCommand(info_model);
+    if (*bench_cmd) return vt::cli::BenchCommand(bench);
+    if (*digest_cmd) return vt::cli::DigestCommand(digest);
+    if (*check_cmd) return vt::cli::CheckCommand(check);
+    if (*inspect_cmd) return vt::cli::InspectCommand(inspect);
+    if (*passes_cmd) return vt::cli::PassesCommand(passes);
+    if (*export_cmd) return vt::cli::ExportCommand(exp);
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "error: out of memory: the model asked for a tensor larger than memory\n");
+    return 2;
+  }
   return 2;
 }

@@ -42,7 +42,11 @@ class ExternalDataResolver {
 struct TensorContext {
   std::string file;  // for messages
   ExternalDataResolver* external = nullptr;  // null: external data is an error
+  // When set, raw_data payloads of at least kBorrowMinBytes are borrowed (zero copy) from the
+  // parsed protobuf, which `owner` keeps alive; otherwise they are copied.
+  std::shared_ptr<const void> owner;
 };
+constexpr size_t kBorrowMinBytes = 4096;
 
 // Converts one TensorProto. Validates dtype, dims (>= 0, no overflow) and that the data field
 // holds exactly numel elements. Errors name ctx.file, the tensor name and the field.
@@ -62,6 +66,10 @@ struct ImportOptions {
 Expected<Model> LoadModel(const std::string& path, const ImportOptions& opts = {});
 // Imports an already-parsed ModelProto; `path` is used for messages and external data.
 Expected<Model> ImportModel(const onnx::ModelProto& mp, const std::string& path,
+                            const ImportOptions& opts = {});
+// As above; large raw_data initializers borrow their bytes from `mp`, which the returned
+// tensors keep alive.
+Expected<Model> ImportModel(std::shared_ptr<const onnx::ModelProto> mp, const std::string& path,
                             const ImportOptions& opts = {});
 // Parses a ModelProto from a file (mmap + ParseFromArray). Errors as LoadModel.
 Expected<std::unique_ptr<onnx::ModelProto>> ParseModelFile(const std::string& path);

@@ -30,7 +30,8 @@ class KernelContext {
   const Node& node() const { return node_; }
   int64_t opset() const { return node_.opset; }
   size_t num_inputs() const { return inputs_.size(); }
-  // True when input i exists and is not an empty optional value.
+  // True when input i is given (non-empty name). An empty optional (kind kNone) counts as
+  // given; only optional-typed ops see such values.
   bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
   // Value of input i; null when absent (missing or empty name).
   const Value* input_value(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
@@ -52,6 +53,8 @@ class KernelContext {
   Tensor AllocOutput(size_t i, DType dtype, const Shape& shape);
 
   int threads() const { return threads_; }
+  // Hands the input pointer buffer back to the executor for reuse (no allocation per node).
+  std::vector<const Value*> TakeInputs() { return std::move(inputs_); }
 
   // Runs `graph` (a subgraph attribute of this node) with positional inputs; outer-scope
   // names resolve to the values visible at this node. Returns the graph outputs in order.

@@ -16,6 +16,8 @@ namespace vt {
 
 struct SessionOptions {
   int threads = 1;  // OpenMP intra-op threads (>= 1)
+  // Evaluate constant subgraphs once at creation (runtime/constant_folding.h).
+  bool fold_constants = true;
 };
 
 class GraphRunner;

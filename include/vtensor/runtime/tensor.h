@@ -44,8 +44,11 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const { return storage_; }
 
   // Identity: initializer name (empty for intermediates).
-  const std::string& name() const { return name_; }
-  void set_name(std::string n) { name_ = std::move(n); }
+  const std::string& name() const {
+    static const std::string kEmpty;
+    return name_ ? *name_ : kEmpty;
+  }
+  void set_name(std::string n) { name_ = std::make_shared<const std::string>(std::move(n)); }
 
   // Pointer to logical element 0 (offset applied). For contiguous tensors this is the
   // start of numel() dense elements.
@@ -81,7 +84,7 @@ class Tensor {
   DType dtype_ = DType::kUndefined;
   Layout layout_;
   std::shared_ptr<Storage> storage_;
-  std::string name_;
+  std::shared_ptr<const std::string> name_;  // shared: copying a view must not allocate
 };
 
 // Copies `src` (any layout) into `dst` (contiguous, same dtype and numel), row-major order.

@@ -1,0 +1,29 @@
+// Named constructors for the packed layouts the project builds (DESIGN §1 examples; issue #3
+// item 1). Each returns a canonical Layout from Layout::Make; errors are Make's (InvalidArgument).
+#pragma once
+
+#include <cstdint>
+
+#include "vtensor/layout/layout.h"
+
+namespace vt {
+
+// GEMM column panels of a weight B[K, N] (ONNX MatMul's right operand): ceil(N / panel) panels,
+// each K rows of `panel` consecutive columns, N padded up to a multiple of `panel`. Element
+// (k, n) is at ((n / panel) * K + k) * panel + n % panel. panel >= 1 (16 and 32 feed the AVX2 /
+// AVX-512 f32 microkernels).
+Expected<Layout> GemmColumnPanels(int64_t k, int64_t n, int64_t panel,
+                                  Encoding encoding = Encoding::kF32);
+
+// A block-quantized weight W[N, K] (rows N, blocks along K as GGUF and com.microsoft
+// MatMulNBits store them; K padded up to whole blocks of encoding's block_elems).
+//  kRowMajor:        blocks (n, kb) in row-major order: the stored form.
+//  kInputBlockMajor: kernel-feed order: for each panel of `rows` output rows, for each input
+//                    block kb, the `rows` blocks (n, kb) back to back. rows <= 0 means all N
+//                    rows in one panel. N is padded up to a multiple of `rows`.
+// `encoding` must be a block encoding (q8_0, q4_0, q4zp32, q4_k) or i4/u4/i8/u8 with a block
+// size of 1 or 2 (then "blocks" are single elements / nibble pairs).
+Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, BlockOrder order,
+                                      int64_t rows = 0);
+
+}  // namespace vt

@@ -1,0 +1,76 @@
+// Graph passes and the per-target pass registry (DESIGN §3.3; issue #5 item 2; seed 003
+// "TargetOptimizers.registerDagPasses" and "LayoutAssignmentPass").
+//
+// A pass rewrites a Model in place and keeps every TensorSpec's metadata (identity, encoding,
+// layout, aliasing: graph/tensor_meta.h) on the values it keeps. Passes decide layout
+// *preferences* per target; they never override a layout recorded at capture, and with no
+// target no layout is invented.
+//
+// Pipelines (PassRegistry::PipelineFor):
+//   no target:  transpose-elimination (flag absorption only), fold-initializers
+//   any target: transpose-elimination, fold-initializers, layout-assignment
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vtensor/base/status.h"
+#include "vtensor/graph/graph.h"
+#include "vtensor/passes/target.h"
+
+namespace vt {
+
+struct PassContext {
+  const TargetInfo* target = nullptr;  // null: no target named
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // Stable name used by the registry, --print-after-all and vt.layout.origin.
+  virtual const char* name() const = 0;
+  // Errors: the pass's own (each documented on its factory); the model may then be partly
+  // rewritten and must be discarded.
+  virtual Status Run(Model& model, const PassContext& ctx) = 0;
+};
+
+using PassFactory = std::function<std::unique_ptr<Pass>()>;
+
+class PassRegistry {
+ public:
+  // The registry with the built-in passes and the pipelines of every target in Targets().
+  static PassRegistry& Global();
+
+  void RegisterPass(const std::string& name, PassFactory factory);
+  // Pipeline (pass names in order) of `target` ("" = no target).
+  void RegisterPipeline(const std::string& target, std::vector<std::string> passes);
+
+  // The passes of `target`'s pipeline ("" = no target; "native" resolves as FindTarget).
+  // Errors: InvalidArgument for an unknown target or a pipeline naming an unknown pass.
+  Expected<std::vector<std::unique_ptr<Pass>>> PipelineFor(std::string_view target) const;
+  // Names of the registered passes, sorted.
+  std::vector<std::string> PassNames() const;
+
+ private:
+  std::vector<std::pair<std::string, PassFactory>> passes_;
+  std::vector<std::pair<std::string, std::vector<std::string>>> pipelines_;
+};
+
+struct RunPassesOptions {
+  // Called after each pass with its name (for --print-after-all).
+  std::function<void(const char* pass, const Model& model)> after_pass;
+};
+
+// Runs `target`'s pipeline on `model` ("" = no target). Errors: PipelineFor's, or the first
+// failing pass's error prefixed with "pass <name>".
+Status RunPasses(Model& model, std::string_view target, const RunPassesOptions& opts = {});
+
+// Built-in passes (see each file for what it does and its errors).
+std::unique_ptr<Pass> MakeFoldInitializersPass();
+std::unique_ptr<Pass> MakeTransposeEliminationPass();
+std::unique_ptr<Pass> MakeLayoutAssignmentPass();
+
+}  // namespace vt

@@ -1,0 +1,206 @@
+#include "vtensor/format/onnx_import.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+
+#include "vtensor/runtime/session.h"
+
+namespace vt {
+namespace {
+
+std::string TempPath(const std::string& name) { return JoinPath(::testing::TempDir(), name); }
+
+onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims,
+                              std::vector<float> vals) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t.add_dims(d);
+  for (auto v : vals) t.add_float_data(v);
+  return t;
+}
+
+TEST(TensorFromProtoTest, TypedFieldsAndRawDataAgree) {
+  onnx::TensorProto typed = FloatTensor("w", {2, 2}, {1, 2, 3, 4});
+  onnx::TensorProto raw = typed;
+  raw.clear_float_data();
+  float v[] = {1, 2, 3, 4};
+  raw.set_raw_data(std::string(reinterpret_cast<char*>(v), sizeof v));
+  TensorContext ctx{"m.onnx", nullptr};
+  auto a = TensorFromProto(typed, ctx);
+  auto b = TensorFromProto(raw, ctx);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(a->data<float>()[i], b->data<float>()[i]);
+}
+
+TEST(TensorFromProtoTest, ErrorsNameFileTensorAndField) {
+  TensorContext ctx{"m.onnx", nullptr};
+  onnx::TensorProto t = FloatTensor("w", {2, 3}, {1, 2});
+  auto r = TensorFromProto(t, ctx);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("m.onnx: tensor 'w': field float_data"), std::string::npos)
+      << r.status().message();
+  onnx::TensorProto neg = FloatTensor("n", {-1}, {});
+  EXPECT_NE(TensorFromProto(neg, ctx).status().message().find("negative dim"), std::string::npos);
+  onnx::TensorProto huge = FloatTensor("h", {1 << 30, 1 << 30, 1 << 30}, {});
+  EXPECT_NE(TensorFromProto(huge, ctx).status().message().find("overflow"), std::string::npos);
+  onnx::TensorProto bad_type = FloatTensor("b", {1}, {1});
+  bad_type.set_data_type(99);
+  EXPECT_NE(TensorFromProto(bad_type, ctx).status().message().find("data_type"), std::string::npos);
+}
+
+class ExternalDataTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir();
+    std::string bytes(64 + 16, '\0');
+    float v[] = {1, 2, 3, 4};
+    std::memcpy(&bytes[64], v, 16);
+    ASSERT_TRUE(WriteFileAtomic(JoinPath(dir_, "weights.bin"), bytes).ok());
+  }
+  onnx::TensorProto Ext(const std::string& loc, int64_t offset, int64_t length) {
+    onnx::TensorProto t;
+    t.set_name("w");
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_dims(4);
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* e = t.add_external_data();
+    e->set_key("location");
+    e->set_value(loc);
+    e = t.add_external_data();
+    e->set_key("offset");
+    e->set_value(std::to_string(offset));
+    if (length >= 0) {
+      e = t.add_external_data();
+      e->set_key("length");
+      e->set_value(std::to_string(length));
+    }
+    return t;
+  }
+  std::string dir_;
+};
+
+TEST_F(ExternalDataTest, MappedNotCopied) {
+  ExternalDataResolver res(dir_);
+  TensorContext ctx{"m.onnx", &res};
+  auto t = TensorFromProto(Ext("weights.bin", 64, 16), ctx);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->storage()->kind(), Storage::Kind::kMapped);
+  EXPECT_EQ(t->data<float>()[3], 4.0f);
+}
+
+TEST_F(ExternalDataTest, OutsideFileMissingFileAndEscapingPathAreErrors) {
+  ExternalDataResolver res(dir_);
+  TensorContext ctx{"m.onnx", &res};
+  EXPECT_NE(TensorFromProto(Ext("weights.bin", 72, -1), ctx).status().message().find("outside"),
+            std::string::npos);
+  EXPECT_NE(TensorFromProto(Ext("weights.bin", 1 << 20, -1), ctx).status().message().find("outside"),
+            std::string::npos);
+  EXPECT_NE(TensorFromProto(Ext("weights.bin", 64, 8), ctx).status().message().find("length"),
+            std::string::npos);
+  EXPECT_EQ(TensorFromProto(Ext("missing.bin", 0, -1), ctx).status().code(), StatusCode::kNotFound);
+  EXPECT_NE(TensorFromProto(Ext("../weights.bin", 0, -1), ctx).status().message().find("inside the model directory"),
+            std::string::npos);
+  EXPECT_FALSE(TensorFromProto(Ext("/etc/passwd", 0, -1), ctx).ok());
+}
+
+// y = Relu(x + w) with w an initializer; checks import, IR/opset and a run.
+onnx::ModelProto SmallModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(10);
+  auto* os = m.add_opset_import();
+  os->set_domain("");
+  os->set_version(21);  // newer than the ONNX library: must still load
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  *g->add_initializer() = FloatTensor("w", {3}, {1, -5, 0.5});
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  auto* y = g->add_output();
+  y->set_name("y");
+  auto* n1 = g->add_node();
+  n1->set_op_type("Add");
+  n1->add_input("x");
+  n1->add_input("w");
+  n1->add_output("s");
+  auto* n2 = g->add_node();
+  n2->set_op_type("Identity");
+  n2->add_input("s");
+  n2->add_output("y");
+  return m;
+}
+
+TEST(ImportModelTest, NewOpsetLoadsAndRuns) {
+  auto m = ImportModel(SmallModel(), "small.onnx");
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(m->opsets.at(""), 21);
+  auto s = Session::Create(std::move(*m));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto out = (*s)->Run({Value(Tensor::FromF32({1, 2, 3}, {3}))});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ((*out)[0].tensor().data<float>()[1], -3.0f);
+  // Second run reuses buffers and gives the same answer.
+  auto out2 = (*s)->Run({Value(Tensor::FromF32({1, 2, 3}, {3}))});
+  ASSERT_TRUE(out2.ok());
+  EXPECT_EQ((*out2)[0].tensor().data<float>()[2], 3.5f);
+}
+
+TEST(ImportModelTest, WrongInputDtypeAndShapeAreErrors) {
+  auto s = Session::Create(*ImportModel(SmallModel(), "small.onnx"));
+  ASSERT_TRUE(s.ok());
+  auto bad_shape = (*s)->Run({Value(Tensor::FromF32({1, 2}, {2}))});
+  EXPECT_NE(bad_shape.status().message().find("does not match declared"), std::string::npos);
+  auto bad_type = (*s)->Run({Value(Tensor::FromI64({1, 2, 3}))});
+  EXPECT_NE(bad_type.status().message().find("dtype int64"), std::string::npos);
+  EXPECT_FALSE((*s)->Run({}).ok());
+}
+
+TEST(ImportModelTest, RejectsBadIrVersionAndUnknownOp) {
+  onnx::ModelProto m = SmallModel();
+  m.set_ir_version(2);
+  EXPECT_NE(ImportModel(m, "a.onnx").status().message().find("ir_version"), std::string::npos);
+  m = SmallModel();
+  m.mutable_graph()->mutable_node(1)->set_op_type("NoSuchOp");
+  auto s = Session::Create(*ImportModel(m, "a.onnx"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("NoSuchOp"), std::string::npos);
+  m = SmallModel();
+  m.mutable_graph()->mutable_node(1)->set_domain("com.example");
+  auto s2 = Session::Create(*ImportModel(m, "a.onnx"));
+  ASSERT_FALSE(s2.ok());
+  EXPECT_NE(s2.status().message().find("com.example"), std::string::npos);
+}
+
+TEST(ImportModelTest, LocalFunctionsAreInlined) {
+  onnx::ModelProto m = SmallModel();
+  auto* f = m.add_functions();
+  f->set_name("MyId");
+  f->set_domain("local");
+  f->add_input("a");
+  f->add_output("b");
+  auto* fo = f->add_opset_import();
+  fo->set_domain("");
+  fo->set_version(13);
+  auto* fn = f->add_node();
+  fn->set_op_type("Add");
+  fn->add_input("a");
+  fn->add_input("a");
+  fn->add_output("b");
+  auto* os = m.add_opset_import();
+  os->set_domain("local");
+  os->set_version(1);
+  m.mutable_graph()->mutable_node(1)->set_op_type("MyId");
+  m.mutable_graph()->mutable_node(1)->set_domain("local");
+  auto s = Session::Create(*ImportModel(m, "f.onnx"));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto out = (*s)->Run({Value(Tensor::FromF32({1, 2, 3}, {3}))});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ((*out)[0].tensor().data<float>()[0], 4.0f);
+}
+
+}  // namespace
+}  // namespace vt

@@ -1,0 +1,55 @@
+// Depthwise kernel table and the portable/reference kernel.
+#include "kernels/conv/f32_dwconv.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+namespace vt::kernels {
+
+void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float* y) {
+  for (size_t n = 0; n < p->count; ++n) y[n] = p->bias;
+  for (size_t t = 0; t < p->taps; ++t) {
+    const float wt = p->w[t];
+    const float* xt = x + p->off[t];
+    for (size_t n = 0; n < p->count; ++n) y[n] += wt * xt[n];
+  }
+  if (p->clamp)
+    for (size_t n = 0; n < p->count; ++n) y[n] = std::min(std::max(y[n], p->min), p->max);
+}
+
+namespace {
+bool Avx512Supported() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+bool Always() { return true; }
+
+const F32DwConvKernel kKernels[] = {
+    {"f32_dwconv_multitap_avx512", "avx512", f32_dwconv_multitap_avx512, Avx512Supported},
+    {"f32_dwconv_multitap_scalar", "portable", f32_dwconv_multitap_scalar, Always},
+};
+
+const F32DwConvKernel& Choose() {
+  if (const char* env = std::getenv("VT_F32_DWCONV_KERNEL"); env != nullptr && *env) {
+    std::string_view want(env);
+    for (const auto& k : kKernels)
+      if ((want == k.name || want == k.isa) && k.supported()) return k;
+  }
+  for (const auto& k : kKernels)
+    if (k.supported()) return k;
+  return kKernels[std::size(kKernels) - 1];
+}
+}  // namespace
+
+std::span<const F32DwConvKernel> F32DwConvKernels() { return kKernels; }
+
+const F32DwConvKernel& DefaultF32DwConvKernel() {
+  static const F32DwConvKernel& k = Choose();
+  return k;
+}
+
+}  // namespace vt::kernels

@@ -1,0 +1,105 @@
+// Every depthwise table kernel against the scalar reference twin, and the phase-plane
+// formulation against a direct 2-D depthwise convolution on odd geometries.
+#include "kernels/conv/f32_dwconv.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/conv/f32_conv_pack.h"
+
+namespace vt::kernels {
+namespace {
+
+class DwConvTest : public ::testing::TestWithParam<F32DwConvKernel> {};
+
+TEST_P(DwConvTest, MatchesReference) {
+  const F32DwConvKernel& kr = GetParam();
+  if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
+  std::mt19937 g(7);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (size_t count : {1, 7, 16, 17, 33, 63, 64, 65, 257}) {
+    for (size_t taps : {1, 3, 9, 25}) {
+      std::vector<int64_t> off(taps);
+      for (size_t t = 0; t < taps; ++t) off[t] = static_cast<int64_t>((t * 7) % 19);
+      std::vector<float> x(count + 32), w(taps);
+      for (auto& v : x) v = d(g);
+      for (auto& v : w) v = d(g);
+      F32DwConvParams p{count, taps, off.data(), w.data(), 0.25f};
+      p.clamp = taps == 9;
+      p.min = -0.5f;
+      p.max = 0.5f;
+      std::vector<float> got(count + 8, NAN), want(count + 8, NAN);
+      kr.fn(&p, x.data(), got.data());
+      f32_dwconv_multitap_scalar(&p, x.data(), want.data());
+      for (size_t i = 0; i < count; ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-5f) << kr.name << " count=" << count << " taps=" << taps;
+      for (size_t i = count; i < count + 8; ++i) ASSERT_TRUE(std::isnan(got[i])) << "overrun";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, DwConvTest,
+                         ::testing::ValuesIn(F32DwConvKernels().begin(), F32DwConvKernels().end()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Phase planes + multitap == direct depthwise convolution.
+TEST(DwConvPhasePlanes, MatchesDirect) {
+  std::mt19937 g(9);
+  std::uniform_real_distribution<float> d(-1, 1);
+  const F32DwConvKernel& kr = DefaultF32DwConvKernel();
+  for (int64_t H : {1, 5, 12})
+    for (int64_t W : {3, 17, 40})
+      for (int64_t K : {1, 3, 5})
+        for (int64_t S : {1, 2, 3})
+          for (int64_t D : {1, 2})
+            for (int64_t P : {0, 1, 2}) {
+              const int64_t KH = H == 1 ? 1 : K, PH = H == 1 ? 0 : P;
+              const int64_t OH = (H + 2 * PH - ((KH - 1) * D + 1)) / S + 1;
+              const int64_t OW = (W + 2 * P - ((K - 1) * D + 1)) / S + 1;
+              if (OH <= 0 || OW <= 0 || H + 2 * PH < (KH - 1) * D + 1 ||
+                  W + 2 * P < (K - 1) * D + 1)
+                continue;
+              std::vector<float> x(static_cast<size_t>(H * W)), w(static_cast<size_t>(KH * K));
+              for (auto& v : x) v = d(g);
+              for (auto& v : w) v = d(g);
+              F32ConvPhasePlanes pl{};
+              pl.C = 1;
+              pl.KH = KH;
+              pl.KW = K;
+              pl.SH = H == 1 ? 1 : S;
+              pl.SW = S;
+              pl.DH = D;
+              pl.DW = D;
+              pl.Hq = OH + (KH - 1) * D / pl.SH;
+              pl.Wq = OW + (K - 1) * D / S;
+              std::vector<float> planes(F32ConvPhasePlanesFloats(1, pl.SH, pl.SW, pl.Hq, pl.Wq));
+              BuildF32ConvPhasePlanes(x.data(), 1, H, W, PH, P, pl, planes.data());
+              pl.planes = planes.data();
+              std::vector<int64_t> off(static_cast<size_t>(KH * K));
+              for (size_t t = 0; t < off.size(); ++t)
+                off[t] = F32ConvPhasePlanesTapOffset(pl, t);
+              std::vector<float> wide(static_cast<size_t>(OH * pl.Wq));
+              F32DwConvParams p{wide.size(), off.size(), off.data(), w.data(), 0.5f};
+              kr.fn(&p, planes.data(), wide.data());
+              for (int64_t oh = 0; oh < OH; ++oh)
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  float want = 0.5f;
+                  for (int64_t r = 0; r < KH; ++r)
+                    for (int64_t s = 0; s < K; ++s) {
+                      const int64_t ih = oh * pl.SH - PH + r * D, iw = ow * S - P + s * D;
+                      if (ih >= 0 && ih < H && iw >= 0 && iw < W)
+                        want += w[r * K + s] * x[ih * W + iw];
+                    }
+                  ASSERT_NEAR(wide[oh * pl.Wq + ow], want, 1e-5f)
+                      << "H=" << H << " W=" << W << " K=" << K << " S=" << S << " D=" << D
+                      << " P=" << P;
+                }
+            }
+}
+
+}  // namespace
+}  // namespace vt::kernels

@@ -1,0 +1,164 @@
+#include "kernels/gemm/f32_gemm.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace vt::kernels {
+namespace {
+
+// Cache blocking. KC: a kc x NR B micro-panel (32 KiB at NR = 32) stays in L1 while the MR
+// rows of A stream past it. NC x KC B block and MC x KC A block live in L2.
+constexpr size_t kKc = 256;
+constexpr size_t kNc = 1024;
+constexpr size_t kMc = 384;
+
+struct Scratch {
+  AlignedFloats a;
+  AlignedFloats b;
+};
+Scratch& ThreadScratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+// Runs the tiles of C rows [m_begin, m_end) x columns [n_begin, n_end). `a_panels` are the
+// full-K MR panels of A; m_begin is a multiple of MR and n_begin of NR.
+void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t n_begin,
+              size_t n_end, size_t K, const float* a_panels, const F32GemmB& b, float* c,
+              size_t ldc, const F32GemmEpilogue& ep) {
+  const size_t mr = kernel.mr, nr = kernel.nr;
+  const size_t kc_max = std::min(kKc, std::max<size_t>(K, 1));
+  const size_t nc_max = std::max(nr, kNc / nr * nr);
+  const size_t mc_max = std::max(mr, kMc / mr * mr);
+  const bool rows_kind = b.kind == F32GemmB::Kind::kKn || b.kind == F32GemmB::Kind::kKnGroups;
+  const bool in_place = rows_kind && !b.pack_rows;
+  const size_t group = b.kind == F32GemmB::Kind::kKnGroups ? std::max<size_t>(b.group_rows, 1) : 0;
+  float* b_scratch = nullptr;
+  if (b.kind != F32GemmB::Kind::kPanels && !in_place) {
+    Scratch& s = ThreadScratch();
+    s.b.Resize(kc_max * std::min(nc_max, (n_end - n_begin + nr - 1) / nr * nr));
+    b_scratch = s.b.data();
+  }
+
+  for (size_t jc = n_begin; jc < n_end; jc += nc_max) {
+    const size_t nc = std::min(nc_max, n_end - jc);
+    size_t pc = 0;
+    do {
+      // K blocks of a grouped operand never straddle a group (each is one strided matrix).
+      const size_t kc = std::min(kKc, group ? std::min(K, (pc / group + 1) * group) - pc : K - pc);
+      const bool first = pc == 0, last = pc + kc >= K;
+      const float* bptr = nullptr;
+      size_t panel_stride = 0, b_stride = nr;
+      const float* rows = nullptr;  // row pc of a kKn / kKnGroups operand, column jc
+      if (b.kind == F32GemmB::Kind::kKn) rows = b.data + pc * b.ld + jc;
+      if (b.kind == F32GemmB::Kind::kKnGroups)
+        rows = b.rows(b.ctx, pc / group) + (pc % group) * b.ld + jc;
+      switch (b.kind) {
+        case F32GemmB::Kind::kPanels:
+          bptr = b.panels->data.data() + (jc / nr) * K * nr + pc * nr;
+          panel_stride = K * nr;
+          break;
+        case F32GemmB::Kind::kKn:
+        case F32GemmB::Kind::kKnGroups:
+          if (in_place) {
+            bptr = rows;
+            panel_stride = nr;
+            b_stride = b.ld;
+          } else {
+            PackF32Panels(nr, kc, nc, rows, b.ld, 1, b_scratch, kc * nr);
+            bptr = b_scratch;
+            panel_stride = kc * nr;
+          }
+          break;
+        case F32GemmB::Kind::kNk:
+          PackF32Panels(nr, kc, nc, b.data + jc * b.ld + pc, 1, b.ld, b_scratch, kc * nr);
+          bptr = b_scratch;
+          panel_stride = kc * nr;
+          break;
+        case F32GemmB::Kind::kCallback:
+          b.pack(b.ctx, pc, kc, jc, nc, nr, b_scratch);
+          bptr = b_scratch;
+          panel_stride = kc * nr;
+          break;
+      }
+      F32GemmTileParams tp;
+      tp.alpha = ep.alpha;
+      tp.accumulate = ep.accumulate || !first;
+      tp.clamp = ep.clamp && last;
+      tp.min = ep.min;
+      tp.max = ep.max;
+      for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
+        const size_t mc = std::min(mc_max, m_end - ic);
+        for (size_t jr = 0; jr < nc; jr += nr) {
+          const size_t ncj = std::min(nr, nc - jr);
+          const float* bp = bptr + (jr / nr) * panel_stride;
+          tp.bias_n = (!tp.accumulate && ep.bias_n) ? ep.bias_n + jc + jr : nullptr;
+          for (size_t ir = 0; ir < mc; ir += mr) {
+            const size_t m = ic + ir;
+            tp.bias_m = (!tp.accumulate && ep.bias_m) ? ep.bias_m + m : nullptr;
+            kernel.ukernel(std::min(mr, m_end - m), ncj, kc, a_panels + (m / mr) * K * mr + pc * mr,
+                           bp, b_stride, c + m * ldc + jc + jr, ldc, &tp);
+          }
+        }
+      }
+      pc += kc;
+    } while (pc < K);
+  }
+}
+
+}  // namespace
+
+void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F32GemmA& a,
+             const F32GemmB& b, float* c, size_t ldc, const F32GemmEpilogue& ep, int threads) {
+  if (M == 0 || N == 0) return;
+  const size_t mr = kernel.mr, nr = kernel.nr;
+  const float* a_panels = nullptr;
+  if (a.kind == F32GemmA::Kind::kPanels) {
+    assert(a.panels->width == mr && a.panels->extent >= M && a.panels->k == K);
+    a_panels = a.panels->data.data();
+  } else {
+    Scratch& s = ThreadScratch();
+    s.a.Resize(std::max<size_t>(F32PanelsSize(mr, K, M), 1));
+    if (a.kind == F32GemmA::Kind::kMk) {
+      PackF32GemmMkToPanelsMr(mr, M, K, a.data, a.ld, s.a.data());
+    } else {
+      PackF32GemmKmToPanelsMr(mr, M, K, a.data, a.ld, s.a.data());
+    }
+    a_panels = s.a.data();
+  }
+  assert(b.kind != F32GemmB::Kind::kPanels ||
+         (b.panels->width == nr && b.panels->extent >= N && b.panels->k == K));
+
+  const size_t m_tiles = (M + mr - 1) / mr, n_tiles = (N + nr - 1) / nr;
+  int t = std::max(1, threads);
+  if (t > 1 && static_cast<double>(M) * N * std::max<size_t>(K, 1) < 64.0 * 64 * 64) t = 1;
+  if (t == 1 || m_tiles * n_tiles < 2) {
+    RunBlock(kernel, 0, M, 0, N, K, a_panels, b, c, ldc, ep);
+    return;
+  }
+  // Split along N when there are enough column tiles (each thread then packs only its own
+  // B columns), else along M.
+  const bool split_n = n_tiles >= static_cast<size_t>(t) * 2 || n_tiles >= m_tiles;
+  const size_t tiles = split_n ? n_tiles : m_tiles;
+  t = static_cast<int>(std::min<size_t>(static_cast<size_t>(t), tiles));
+#pragma omp parallel for num_threads(t) schedule(static)
+  for (int i = 0; i < t; ++i) {
+    const size_t lo = tiles * static_cast<size_t>(i) / static_cast<size_t>(t);
+    const size_t hi = tiles * static_cast<size_t>(i + 1) / static_cast<size_t>(t);
+    if (lo == hi) continue;
+    if (split_n) {
+      RunBlock(kernel, 0, M, lo * nr, std::min(N, hi * nr), K, a_panels, b, c, ldc, ep);
+    } else {
+      RunBlock(kernel, lo * mr, std::min(M, hi * mr), 0, N, K, a_panels, b, c, ldc, ep);
+    }
+  }
+}
+
+void F32Gemm(size_t M, size_t N, size_t K, const F32GemmA& a, const F32GemmB& b, float* c,
+             size_t ldc, const F32GemmEpilogue& epilogue, int threads) {
+  F32Gemm(DefaultF32GemmKernel(), M, N, K, a, b, c, ldc, epilogue, threads);
+}
+
+}  // namespace vt::kernels

@@ -1,0 +1,136 @@
+// AVX-512F f32 GEMM microkernels (contract in f32_gemm_ukernel.h). This file alone is compiled
+// with -mavx512f -mavx512bw -mavx512vl -mfma; it is only called after run-time CPU detection.
+//
+// Tile MR x 32: 2*MR zmm accumulators, two B vectors per k and one broadcast A element per row
+// (folded into the FMA as an embedded broadcast). The N tail uses masked loads/stores, so B is
+// never read past column nc and C never written past it.
+#include <immintrin.h>
+
+// GCC 12's masked-load intrinsics trip -Wmaybe-uninitialized on their own placeholder operand.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/gemm/f32_gemm_ukernel.h"
+
+namespace vt::kernels {
+namespace {
+
+template <int MR, int NV, bool kFull>
+__attribute__((always_inline)) inline void MainLoop(size_t kc, const float* a, const float* b,
+                                                    size_t b_stride, const __mmask16* mask,
+                                                    __m512 (&acc)[MR][NV]) {
+#pragma GCC unroll 2
+  for (size_t k = 0; k < kc; ++k) {
+    __m512 bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      bv[v] = kFull ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+    }
+    a += MR;
+    b += b_stride;
+  }
+}
+
+template <int MR, int NV>
+__attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc, const float* a,
+                                                const float* b, size_t b_stride, float* c,
+                                                size_t c_stride, const F32GemmTileParams& p) {
+  __m512 acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+  __mmask16 mask[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const size_t lo = 16 * static_cast<size_t>(v);
+    mask[v] = nc >= lo + 16 ? __mmask16(0xFFFF)
+                            : (nc > lo ? __mmask16((1u << (nc - lo)) - 1u) : __mmask16(0));
+  }
+  if (nc == 16 * NV) {
+    MainLoop<MR, NV, true>(kc, a, b, b_stride, mask, acc);
+  } else {
+    MainLoop<MR, NV, false>(kc, a, b, b_stride, mask, acc);
+  }
+
+  const __m512 alpha = _mm512_set1_ps(p.alpha);
+  const bool scale = p.alpha != 1.0f;
+  const __m512 lo = _mm512_set1_ps(p.min), hi = _mm512_set1_ps(p.max);
+  __m512 bn[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
+    bn[v] = (!p.accumulate && p.bias_n) ? _mm512_maskz_loadu_ps(mask[v], p.bias_n + 16 * v)
+                                        : _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    if (static_cast<size_t>(i) >= mr) break;
+    float* ci = c + static_cast<size_t>(i) * c_stride;
+    const __m512 bm = (!p.accumulate && p.bias_m) ? _mm512_set1_ps(p.bias_m[i])
+                                                  : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      __m512 t = scale ? _mm512_mul_ps(acc[i][v], alpha) : acc[i][v];
+      if (p.accumulate) {
+        t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(mask[v], ci + 16 * v));
+      } else {
+        t = _mm512_add_ps(t, _mm512_add_ps(bm, bn[v]));
+      }
+      if (p.clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+      _mm512_mask_storeu_ps(ci + 16 * v, mask[v], t);
+    }
+  }
+}
+
+template <int MR, int NVMAX>
+inline void TileMR(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                   size_t b_stride, float* c, size_t c_stride, const F32GemmTileParams* p) {
+  // Narrow tiles skip the FMAs of the empty upper vectors.
+  const size_t nv = (nc + 15) / 16;
+  if (NVMAX >= 4 && nv >= 4) {
+    Tile<MR, (NVMAX >= 4 ? 4 : 1)>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
+  } else if (NVMAX >= 3 && nv == 3) {
+    Tile<MR, (NVMAX >= 3 ? 3 : 1)>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
+  } else if (nv == 2) {
+    Tile<MR, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
+  } else {
+    Tile<MR, 1>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
+  }
+}
+
+}  // namespace
+
+void f32_gemm_8x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  TileMR<8, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+void f32_gemm_12x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                           size_t b_stride, float* c, size_t c_stride,
+                           const F32GemmTileParams* params) {
+  TileMR<12, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+void f32_gemm_14x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                           size_t b_stride, float* c, size_t c_stride,
+                           const F32GemmTileParams* params) {
+  TileMR<14, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+void f32_gemm_6x64_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  TileMR<6, 4>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+void f32_gemm_8x48_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  TileMR<8, 3>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+}  // namespace vt::kernels

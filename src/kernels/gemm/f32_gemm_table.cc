@@ -1,0 +1,79 @@
+#include "kernels/gemm/f32_gemm_table.h"
+
+#include <cstdlib>
+#include <string>
+
+namespace vt::kernels {
+namespace {
+
+bool Avx512Supported() {
+#if defined(__x86_64__) || defined(__i386__)
+  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+bool Avx2Supported() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+bool Always() { return true; }
+
+const F32GemmKernel kKernels[] = {
+    {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported},
+    {"f32_gemm_12x32_avx512", 12, 32, "avx512", f32_gemm_12x32_avx512, Avx512Supported},
+    {"f32_gemm_14x32_avx512", 14, 32, "avx512", f32_gemm_14x32_avx512, Avx512Supported},
+    {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported},
+    {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported},
+    {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported},
+    {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always},
+};
+
+const F32GemmKernel& Choose() {
+  const char* env = std::getenv("VT_F32_GEMM_KERNEL");
+  if (env != nullptr && *env != '\0') {
+    std::string_view want(env);
+    for (const auto& k : kKernels)
+      if ((want == k.name || want == k.isa) && k.supported()) return k;
+  }
+  for (const auto& k : kKernels)
+    if (k.supported()) return k;
+  return PortableF32GemmKernel();
+}
+
+}  // namespace
+
+std::span<const F32GemmKernel> F32GemmKernels() { return kKernels; }
+
+const F32GemmKernel* FindF32GemmKernel(std::string_view name) {
+  for (const auto& k : kKernels)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const F32GemmKernel& DefaultF32GemmKernel() {
+  static const F32GemmKernel& k = Choose();
+  return k;
+}
+
+const F32GemmKernel& F32GemmKernelForM(size_t m) {
+  const F32GemmKernel& def = DefaultF32GemmKernel();
+  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
+    return def;
+  const F32GemmKernel* best = &def;
+  auto padded = [&](const F32GemmKernel& k) { return (m + k.mr - 1) / k.mr * k.mr; };
+  for (const auto& k : kKernels) {
+    if (std::string_view(k.isa) != def.isa || k.nr != def.nr || !k.supported()) continue;
+    if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
+  }
+  return *best;
+}
+
+const F32GemmKernel& PortableF32GemmKernel() { return kKernels[std::size(kKernels) - 1]; }
+
+}  // namespace vt::kernels

@@ -1,0 +1,42 @@
+// The f32 GEMM kernel table: one row per microkernel. The same rows drive run-time dispatch,
+// the unit tests (every row against the scalar reference twin) and the benchmark.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "kernels/gemm/f32_gemm_ukernel.h"
+
+namespace vt::kernels {
+
+struct F32GemmKernel {
+  const char* name;  // "f32_gemm_<MR>x<NR>_<isa>"
+  size_t mr;         // rows per tile (A panel width)
+  size_t nr;         // columns per tile (B panel width)
+  const char* isa;   // "avx512", "avx2", "portable"
+  F32GemmUkernelFn ukernel;
+  bool (*supported)();  // run-time CPU (and OS state) check
+};
+
+// All rows, in order of preference (fastest first).
+std::span<const F32GemmKernel> F32GemmKernels();
+
+// Row by name, or null.
+const F32GemmKernel* FindF32GemmKernel(std::string_view name);
+
+// The kernel used by default, chosen once per process: the first supported row, unless the
+// environment variable VT_F32_GEMM_KERNEL names a supported row (any other value is ignored),
+// or names an ISA ("avx512", "avx2", "portable") to pick that ISA's first supported row.
+const F32GemmKernel& DefaultF32GemmKernel();
+
+// The kernel for a GEMM with M rows when the caller may pick the tile height (A packed per
+// call, or prepacked by the caller with the returned kernel): among the supported rows of the
+// default kernel's ISA and NR, the one that wastes the fewest padded rows, then the tallest.
+// Returns DefaultF32GemmKernel() when VT_F32_GEMM_KERNEL names a kernel.
+const F32GemmKernel& F32GemmKernelForM(size_t m);
+
+// The portable row (always supported).
+const F32GemmKernel& PortableF32GemmKernel();
+
+}  // namespace vt::kernels

@@ -1,0 +1,232 @@
+// Every f32 GEMM table kernel against its scalar reference twin, and the blocked driver
+// against a naive triple loop, on odd sizes.
+#include "kernels/gemm/f32_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace vt::kernels {
+namespace {
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, size_t k,
+                const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  const float tol = 1e-5f * static_cast<float>(k + 1) + 1e-6f;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::fabs(want[i]))) << what << " at " << i;
+  }
+}
+
+class UkernelTest : public ::testing::TestWithParam<F32GemmKernel> {};
+
+TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
+  const F32GemmKernel& kr = GetParam();
+  if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
+  const size_t MR = kr.mr, NR = kr.nr;
+  for (size_t kc : {0, 1, 7, 17, 33, 257}) {
+    for (size_t mr = 1; mr <= MR; ++mr) {
+      for (size_t nc : {size_t{1}, size_t{7}, NR / 2, NR / 2 + 1, NR - 1, NR}) {
+        for (int mode = 0; mode < 4; ++mode) {
+          auto a = Random(kc * MR, 1 + kc);
+          const size_t b_stride = NR + 3;  // B read in place from a wider matrix
+          auto b = Random(std::max<size_t>(kc, 1) * b_stride, 2 + kc);
+          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
+          const size_t c_stride = NR + 5;
+          auto c0 = Random(MR * c_stride, 5);
+          F32GemmTileParams p;
+          p.alpha = mode == 1 ? 0.5f : 1.0f;
+          p.accumulate = mode == 2;
+          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
+          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
+          p.clamp = mode == 3;
+          p.min = -0.25f;
+          p.max = 0.5f;
+          auto got = c0, want = c0;
+          kr.ukernel(mr, nc, kc, a.data(), b.data(), b_stride, got.data(), c_stride, &p);
+          F32GemmUkernelReference(MR, NR, mr, nc, kc, a.data(), b.data(), b_stride, want.data(),
+                                  c_stride, &p);
+          // Untouched elements (outside mr x nc) must stay bit-identical.
+          ExpectNear(got, want, kc,
+                     std::string(kr.name) + " kc=" + std::to_string(kc) +
+                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
+                         " mode=" + std::to_string(mode));
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKernels, UkernelTest, ::testing::ValuesIn(F32GemmKernels().begin(),
+                                                                       F32GemmKernels().end()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Naive C = alpha*A*B + bias_m + bias_n (+C0 when accumulate), then clamp.
+std::vector<float> Naive(size_t M, size_t N, size_t K, const std::vector<float>& a,
+                         const std::vector<float>& b, const std::vector<float>& c0,
+                         const F32GemmEpilogue& ep) {
+  std::vector<float> c(M * N);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (size_t k = 0; k < K; ++k) acc += double(a[m * K + k]) * b[k * N + n];
+      float t = ep.alpha * float(acc);
+      if (ep.accumulate) {
+        t += c0[m * N + n];
+      } else {
+        if (ep.bias_m) t += ep.bias_m[m];
+        if (ep.bias_n) t += ep.bias_n[n];
+      }
+      if (ep.clamp) t = std::min(std::max(t, ep.min), ep.max);
+      c[m * N + n] = t;
+    }
+  return c;
+}
+
+std::vector<float> Transpose(const std::vector<float>& x, size_t rows, size_t cols) {
+  std::vector<float> t(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) t[c * rows + r] = x[r * cols + c];
+  return t;
+}
+
+struct CallbackCtx {
+  const float* b;
+  size_t ld;
+};
+void PackFromKn(const void* ctx, size_t k0, size_t kc, size_t n0, size_t nc, size_t nr,
+                float* dst) {
+  auto* c = static_cast<const CallbackCtx*>(ctx);
+  PackF32Panels(nr, kc, nc, c->b + k0 * c->ld + n0, c->ld, 1, dst, kc * nr);
+}
+
+// kKnGroups operand: B's rows in groups of kGroupRows, each group its own buffer.
+constexpr size_t kGroupRows = 5;
+struct GroupCtx {
+  std::vector<std::vector<float>> groups;
+  size_t ld;
+};
+const float* GroupRows(const void* ctx, size_t g) {
+  return static_cast<const GroupCtx*>(ctx)->groups[g].data();
+}
+
+void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int threads,
+                 bool every_kind = true) {
+  auto a = Random(M * K, 11), b = Random(K * N, 12), c0 = Random(M * N, 13);
+  auto bias_m = Random(M, 14), bias_n = Random(N, 15);
+  auto at = Transpose(a, M, K), bt = Transpose(b, K, N);
+  F32Panels ap = MakeF32PanelsFromMk(kr.mr, M, K, a.data(), K);
+  F32Panels bp = MakeF32PanelsFromKn(kr.nr, K, N, b.data(), N);
+  CallbackCtx cb{b.data(), N};
+  GroupCtx gc;
+  gc.ld = N + 3;
+  for (size_t k0 = 0; k0 < K; k0 += kGroupRows) {
+    gc.groups.emplace_back(kGroupRows * gc.ld, NAN);
+    for (size_t k = k0; k < std::min(K, k0 + kGroupRows); ++k)
+      std::copy(b.begin() + k * N, b.begin() + (k + 1) * N, gc.groups.back().begin() + (k - k0) * gc.ld);
+  }
+  if (gc.groups.empty()) gc.groups.emplace_back(1, 0.0f);
+  for (int akind = 0; akind < 3; ++akind) {
+    for (int bkind = 0; bkind < 6; ++bkind) {
+      if (!every_kind && (akind != 0 || bkind != 0 && bkind != 2)) continue;
+      F32GemmA A;
+      if (akind == 0) A = {F32GemmA::Kind::kMk, a.data(), K, nullptr};
+      if (akind == 1) A = {F32GemmA::Kind::kKm, at.data(), M, nullptr};
+      if (akind == 2) A = {F32GemmA::Kind::kPanels, nullptr, 0, &ap};
+      F32GemmB B;
+      if (bkind == 0) B = {F32GemmB::Kind::kKn, b.data(), N};
+      if (bkind == 1) B = {F32GemmB::Kind::kNk, bt.data(), K};
+      if (bkind == 2) B = {F32GemmB::Kind::kPanels, nullptr, 0, &bp};
+      if (bkind == 3) B = {F32GemmB::Kind::kCallback, nullptr, 0, nullptr, PackFromKn, &cb};
+      if (bkind == 4) {
+        B.kind = F32GemmB::Kind::kKnGroups;
+        B.rows = GroupRows;
+        B.ctx = &gc;
+        B.group_rows = kGroupRows;
+        B.ld = gc.ld;
+        B.pack_rows = akind == 1;  // both in place and packed
+      }
+      if (bkind == 5) {
+        B = {F32GemmB::Kind::kKn, b.data(), N};
+        B.pack_rows = true;
+      }
+      F32GemmEpilogue ep;
+      const int mode = (akind + bkind) % 3;
+      if (mode == 1) {
+        ep.alpha = 0.75f;
+        ep.bias_m = bias_m.data();
+        ep.bias_n = bias_n.data();
+        ep.clamp = true;
+        ep.min = -1.0f;
+        ep.max = 2.0f;
+      } else if (mode == 2) {
+        ep.accumulate = true;
+      }
+      auto got = c0;
+      F32Gemm(kr, M, N, K, A, B, got.data(), N, ep, threads);
+      ExpectNear(got, Naive(M, N, K, a, b, c0, ep), K,
+                 std::string(kr.name) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                     " K=" + std::to_string(K) + " A=" + std::to_string(akind) +
+                     " B=" + std::to_string(bkind) + " threads=" + std::to_string(threads));
+    }
+  }
+}
+
+TEST(F32GemmDriver, OddSizesEveryKernel) {
+  const size_t sizes[] = {1, 7, 17, 33, 257};
+  for (const auto& kr : F32GemmKernels()) {
+    if (!kr.supported()) continue;
+    for (size_t M : sizes)
+      for (size_t N : sizes)
+        for (size_t K : sizes) {
+          if (M * N * K > 257 * 257 * 33) continue;  // keep the test fast
+          CheckDriver(kr, M, N, K, 1);
+        }
+  }
+}
+
+TEST(F32GemmDriver, PortableAndDefaultLargeBlocks) {
+  // Crosses the KC / NC / MC block boundaries.
+  CheckDriver(PortableF32GemmKernel(), 20, 1100, 270, 1, false);
+  CheckDriver(DefaultF32GemmKernel(), 400, 1030, 270, 1, false);
+}
+
+TEST(F32GemmDriver, ThreadedMatchesSerial) {
+  CheckDriver(DefaultF32GemmKernel(), 33, 257, 300, 3);
+  CheckDriver(DefaultF32GemmKernel(), 257, 17, 33, 2);
+}
+
+TEST(F32GemmDriver, ZeroK) {
+  const auto& kr = DefaultF32GemmKernel();
+  CheckDriver(kr, 7, 17, 0, 1);
+}
+
+TEST(F32GemmPack, PanelsRoundTrip) {
+  const size_t K = 17, N = 37, nr = 16;
+  auto b = Random(K * N, 21);
+  F32Panels p = MakeF32PanelsFromKn(nr, K, N, b.data(), N);
+  auto bt = Transpose(b, K, N);
+  F32Panels q = MakeF32PanelsFromNk(nr, K, N, bt.data(), K);
+  ASSERT_EQ(p.num_panels(), 3u);
+  for (size_t pi = 0; pi < p.num_panels(); ++pi)
+    for (size_t k = 0; k < K; ++k)
+      for (size_t w = 0; w < nr; ++w) {
+        const size_t n = pi * nr + w;
+        const float want = n < N ? b[k * N + n] : 0.0f;
+        EXPECT_EQ(p.panel(pi)[k * nr + w], want);
+        EXPECT_EQ(q.panel(pi)[k * nr + w], want);
+      }
+}
+
+}  // namespace
+}  // namespace vt::kernels

@@ -1,0 +1,41 @@
+#include "vtensor/layout/layout_presets.h"
+
+namespace vt {
+
+Expected<Layout> GemmColumnPanels(int64_t k, int64_t n, int64_t panel, Encoding encoding) {
+  if (k < 0 || n < 0 || panel < 1)
+    return InvalidArgument("GemmColumnPanels: K " + std::to_string(k) + ", N " +
+                           std::to_string(n) + ", panel " + std::to_string(panel) +
+                           " must be >= 0, >= 0, >= 1");
+  LayoutSpec s;
+  s.shape = {k, n};
+  s.encoding = encoding;
+  s.levels = {{1, panel, k * panel}, {0, 1, panel}, {1, 1, 1}};
+  return Layout::Make(s);
+}
+
+Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, BlockOrder order,
+                                      int64_t rows) {
+  if (n < 0 || k < 0)
+    return InvalidArgument("BlockQuantizedWeight: negative dim in [" + std::to_string(n) + "," +
+                           std::to_string(k) + "]");
+  const int64_t be = GetEncodingTraits(encoding).block_elems;
+  const int64_t kpad = (k + be - 1) / be * be;
+  LayoutSpec s;
+  s.shape = {n, k};
+  s.encoding = encoding;
+  if (order == BlockOrder::kRowMajor) {
+    s.levels = {{0, 1, kpad}, {1, 1, 1}};
+    return Layout::Make(s);
+  }
+  if (rows <= 0 || rows > n) rows = n > 0 ? n : 1;
+  const int64_t npad = (n + rows - 1) / rows * rows;
+  if (be == 1)
+    s.levels = {{0, rows, rows * kpad}, {1, 1, rows}, {0, 1, 1}};
+  else
+    s.levels = {{0, rows, rows * kpad}, {1, be, rows * be}, {0, 1, be}, {1, 1, 1}};
+  s.padded = {npad, kpad};
+  return Layout::Make(s);
+}
+
+}  // namespace vt

@@ -1,0 +1,158 @@
+// Gemm (ONNX Operators.md "Gemm", opsets 1-13): Y[M, N] = alpha * A' * B' + beta * C with
+// A' = transA ? A^T : A ([M, K]), B' = transB ? B^T : B ([K, N]) and C unidirectionally
+// broadcast to [M, N] (optional since opset 11). Floating types compute in f32 on the blocked
+// GEMM (f16/bf16/f64 converted); integer types use a plain loop.
+//
+// A constant B is prepacked into NR panels at session creation (from either storage order).
+// A C that is a row vector, a column vector or a scalar becomes the GEMM's bias epilogue; a
+// full [M, N] C is copied into Y first and accumulated onto.
+#include <memory>
+
+#include "kernels/gemm/f32_gemm.h"
+#include "ops/constant_operand.h"
+#include "ops/f32_compute.h"
+#include "ops/op_util.h"
+
+#include <ctime>  // NNPROF
+#include <cstdio>  // NNPROF
+#include <cstdlib>  // NNPROF
+namespace vt::ops {
+namespace {
+
+using kernels::F32GemmA;
+using kernels::F32GemmB;
+using kernels::F32Panels;
+
+template <typename T>
+void IntGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, const T* b, bool tb, T alpha,
+             T beta, const Tensor* c, T* y) {
+  std::vector<int64_t> cs;
+  if (c != nullptr) cs = BroadcastStrides(c->shape(), Shape{M, N});
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      T acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += (ta ? a[k * M + m] : a[m * K + k]) * (tb ? b[n * K + k] : b[k * N + n]);
+      T v = static_cast<T>(alpha * acc);
+      if (c != nullptr) v += static_cast<T>(beta * c->data<T>()[m * cs[0] + n * cs[1]]);
+      y[m * N + n] = v;
+    }
+}
+
+class GemmKernel final : public OpKernel {
+ public:
+  explicit GemmKernel(const KernelInit& init) : gemm_(kernels::DefaultF32GemmKernel()) {
+    const Node& node = init.node;
+    trans_a_ = node.GetInt("transA", 0) != 0;
+    trans_b_ = node.GetInt("transB", 0) != 0;
+    alpha_ = node.GetFloat("alpha", 1.0f);
+    beta_ = node.GetFloat("beta", 1.0f);
+    const Tensor* b = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
+    if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() != 2) return;
+    b_const_ = *b;
+    const Tensor bc = b->Contiguous();
+    const size_t r = static_cast<size_t>(b->dim(0)), c = static_cast<size_t>(b->dim(1));
+    b_panels_ = trans_b_ ? kernels::MakeF32PanelsFromNk(gemm_.nr, c, r, bc.data<float>(), c)
+                         : kernels::MakeF32PanelsFromKn(gemm_.nr, r, c, bc.data<float>(), c);
+    has_panels_ = true;
+  }
+
+  Status Compute(KernelContext& ctx) override {
+  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
+    VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
+    VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
+    const DType dt = A.dtype();
+    if (B.dtype() != dt)
+      return ctx.Error(std::string("A is ") + DTypeName(dt) + " but B is " + DTypeName(B.dtype()));
+    if (A.rank() != 2 || B.rank() != 2)
+      return ctx.Error("A " + ShapeToString(A.shape()) + " and B " + ShapeToString(B.shape()) +
+                       " must be matrices");
+    const int64_t M = trans_a_ ? A.dim(1) : A.dim(0), K = trans_a_ ? A.dim(0) : A.dim(1);
+    const int64_t Kb = trans_b_ ? B.dim(1) : B.dim(0), N = trans_b_ ? B.dim(0) : B.dim(1);
+    if (K != Kb)
+      return ctx.Error("inner dimensions differ: A " + ShapeToString(A.shape()) + ", B " +
+                       ShapeToString(B.shape()) + " (transA=" + std::to_string(trans_a_) +
+                       ", transB=" + std::to_string(trans_b_) + ")");
+    Tensor C;
+    if (ctx.has_input(2) && ctx.input_value(2)->is_tensor()) {
+      C = ctx.input(2);
+      if (C.dtype() != dt) return ctx.Error("C dtype differs from A");
+      auto bs = BroadcastShapes(C.shape(), Shape{M, N});
+      if (C.rank() > 2 || !bs.ok() || *bs != Shape{M, N})
+        return ctx.Error("C " + ShapeToString(C.shape()) + " does not broadcast to [" +
+                         std::to_string(M) + "," + std::to_string(N) + "]");
+    }
+    Tensor Y = ctx.AllocOutput(0, dt, {M, N});
+    if (Y.numel() == 0) return Status::Ok();
+
+    if (!IsF32Computable(dt)) {
+      Tensor a = A.Contiguous(), b = B.Contiguous(), c = C.defined() ? C.Contiguous() : C;
+      Status st = DispatchInt(dt, [&](auto tag) -> Status {
+        using T = decltype(tag);
+        IntGemm<T>(M, N, K, a.data<T>(), trans_a_, b.data<T>(), trans_b_, static_cast<T>(alpha_),
+                   static_cast<T>(beta_), c.defined() ? &c : nullptr, Y.mutable_data<T>());
+        return Status::Ok();
+      });
+      if (!st.ok()) return ctx.Unsupported(st.message());
+      return Status::Ok();
+    }
+
+    const Tensor a = AsF32(A);
+    const bool prepacked = has_panels_ && IsSameConstant(B, b_const_);
+    const Tensor b = prepacked ? Tensor() : AsF32(B);
+    Tensor yf = dt == DType::kFloat32 ? Y : Tensor::Empty(DType::kFloat32, {M, N});
+    float* py = yf.mutable_data<float>();
+
+    kernels::F32GemmEpilogue ep;
+    ep.alpha = alpha_;
+    std::vector<float> bias;  // beta * C as a row or column vector
+    if (C.defined() && beta_ != 0.0f) {
+      const Tensor c = AsF32(C);
+      const float* pc = c.data<float>();
+      const Shape cs = C.rank() == 2 ? C.shape() : C.rank() == 1 ? Shape{1, C.dim(0)} : Shape{1, 1};
+      if (cs[0] == M && cs[1] == N && M > 1) {
+        for (int64_t i = 0; i < M * N; ++i) py[i] = beta_ * pc[i];
+        ep.accumulate = true;
+      } else if (cs[0] == 1) {  // row vector or scalar
+        bias.resize(static_cast<size_t>(N));
+        for (int64_t n = 0; n < N; ++n) bias[static_cast<size_t>(n)] = beta_ * pc[cs[1] == 1 ? 0 : n];
+        ep.bias_n = bias.data();
+      } else {  // column vector [M, 1]
+        bias.resize(static_cast<size_t>(M));
+        for (int64_t m = 0; m < M; ++m) bias[static_cast<size_t>(m)] = beta_ * pc[m];
+        ep.bias_m = bias.data();
+      }
+    }
+    const F32GemmA opa{trans_a_ ? F32GemmA::Kind::kKm : F32GemmA::Kind::kMk, a.data<float>(),
+                       static_cast<size_t>(A.dim(1))};
+    F32GemmB opb;
+    if (prepacked) {
+      opb = {F32GemmB::Kind::kPanels, nullptr, 0, &b_panels_};
+    } else {
+      opb = {trans_b_ ? F32GemmB::Kind::kNk : F32GemmB::Kind::kKn, b.data<float>(),
+             static_cast<size_t>(B.dim(1))};
+    }
+    kernels::F32Gemm(gemm_, static_cast<size_t>(M), static_cast<size_t>(N),
+                     static_cast<size_t>(K), opa, opb, py, static_cast<size_t>(N), ep,
+                     ctx.threads());
+    if (dt != DType::kFloat32) StoreF32As(yf, Y);
+    return Status::Ok();
+  }
+
+ private:
+  const kernels::F32GemmKernel& gemm_;
+  bool trans_a_ = false, trans_b_ = false;
+  float alpha_ = 1.0f, beta_ = 1.0f;
+  Tensor b_const_;
+  bool has_panels_ = false;
+  F32Panels b_panels_;
+};
+
+Expected<std::unique_ptr<OpKernel>> MakeGemm(const KernelInit& init) {
+  return std::unique_ptr<OpKernel>(new GemmKernel(init));
+}
+
+VT_REGISTER_OP("", "Gemm", 1, kMaxOpset, KernelFactory(MakeGemm));
+
+}  // namespace
+}  // namespace vt::ops

@@ -1,0 +1,31 @@
+// LpNormalization against direct double formulas.
+#include <gtest/gtest.h>
+
+#include "ops/norm_test_util.h"
+
+namespace vt::ops {
+namespace {
+
+using normtest::ExpectClose;
+using normtest::Moments;
+using normtest::Random;
+using testing::AttrFloat;
+using testing::AttrInt;
+using testing::AttrInts;
+using testing::F32;
+using testing::MakeTensor;
+using testing::OpCall;
+using testing::RunOne;
+using testing::Values;
+
+TEST(LpNorm, L1L2AndZeroRows) {
+  Tensor x = F32({2, 2}, {3, 4, 0, 0});
+  EXPECT_EQ(Values(RunOne(OpCall{"LpNormalization", 1, {}, {x}})),
+            (std::vector<double>{0.6000000238418579, 0.800000011920929, 0, 0}));
+  std::vector<double> l1 = Values(RunOne(OpCall{"LpNormalization", 1, {AttrInt("p", 1), AttrInt("axis", 0)}, {x}}));
+  EXPECT_EQ(l1, (std::vector<double>{1, 1, 0, 0}));
+  EXPECT_FALSE((OpCall{"LpNormalization", 1, {AttrInt("p", 3)}, {x}}.Run().ok()));
+}
+
+}  // namespace
+}  // namespace vt::ops

@@ -1,0 +1,51 @@
+// Building blocks of the recurrent cells (RNN, GRU, LSTM): a small GEMM in "NT" form and the
+// ONNX RNN activation functions (Operators.md, RNN "activations").
+//
+// Hot float paths are written so the compiler vectorises them (no calls in the loops) and
+// each has a portable scalar twin, `*_ref`, that the unit tests compare against. They do not
+// allocate and know nothing of tensors: pointers, leading dimensions and counts in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vtensor/base/status.h"
+
+namespace vt::ops::rnn {
+
+// C[m*ldc + n] (+)= sum_k A[m*lda + k] * B[n*ldb + k] for m < M, n < N: A times B transposed,
+// which is how ONNX stores W [gates*hidden, input] and R [gates*hidden, hidden].
+// `accumulate` adds to C instead of overwriting it.
+void GemmNT(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+            int64_t ldb, float* C, int64_t ldc, bool accumulate);
+void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
+            int64_t ldb, double* C, int64_t ldc, bool accumulate);
+
+// Vectorisable float exp / logistic / tanh with about 2e-7 relative error (tanh keeps its
+// relative accuracy near 0 through a Taylor branch), and their libm reference twins.
+void SigmoidF32(float* x, int64_t n);
+void TanhF32(float* x, int64_t n);
+float ExpF32Approx(float x);
+float SigmoidRef(float x);
+float TanhRef(float x);
+
+// One activation of the ONNX RNN family with its alpha/beta.
+struct Activation {
+  enum class Kind { kSigmoid, kTanh, kRelu, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh,
+                    kHardSigmoid, kElu, kSoftsign, kSoftplus };
+  Kind kind = Kind::kSigmoid;
+  float alpha = 0, beta = 0;
+};
+
+// Parses an activation name (case-insensitive, as ONNX exporters vary) and takes its alpha/beta
+// from `alphas`/`betas` at *next_alpha/*next_beta when the function uses them (advancing the
+// cursors), else the function's default. Errors: InvalidArgument for an unknown name.
+Expected<Activation> MakeActivation(const std::string& name, const float* alphas, size_t n_alphas,
+                                    size_t* next_alpha, const float* betas, size_t n_betas,
+                                    size_t* next_beta);
+
+// Applies `a` in place to x[0..n).
+void Apply(const Activation& a, float* x, int64_t n);
+void Apply(const Activation& a, double* x, int64_t n);
+
+}  // namespace vt::ops::rnn

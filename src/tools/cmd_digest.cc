@@ -1,0 +1,44 @@
+// `vtensor digest MODEL [--tensor NAME] [--algo blake3|sha256]`: one line "NAME ALGO HEX" per
+// graph initializer, the digest of its canonical stream (docs/digest.md; DESIGN §4).
+#include <fmt/core.h>
+#include <onnx/onnx_pb.h>
+
+#include "tools/commands.h"
+#include "vtensor/base/blake3.h"
+#include "vtensor/format/onnx_import.h"
+#include "vtensor/format/tensor_digest.h"
+
+namespace vt::cli {
+
+int DigestCommand(const DigestArgs& a) {
+  auto algo = DigestAlgorithmFromName(a.algo);
+  if (!algo) {
+    fmt::print(stderr, "error: unknown digest algorithm '{}' (blake3 or sha256)\n", a.algo);
+    return 2;
+  }
+  auto mp = ParseModelFile(a.model);
+  if (!mp.ok()) {
+    fmt::print(stderr, "error: {}\n", mp.status().message());
+    return 2;
+  }
+  ExternalDataResolver resolver(DirName(a.model));
+  bool found = false;
+  for (const auto& init : (*mp)->graph().initializer()) {
+    if (!a.tensor.empty() && init.name() != a.tensor) continue;
+    found = true;
+    auto d = TensorProtoDigest(init, *algo, &resolver, a.model);
+    if (!d.ok()) {
+      fmt::print(stderr, "error: {}\n", d.status().message());
+      return 2;
+    }
+    fmt::print("{} {} {}\n", init.name(), a.algo,
+               ToHex(reinterpret_cast<const uint8_t*>(d->data()), d->size()));
+  }
+  if (!a.tensor.empty() && !found) {
+    fmt::print(stderr, "error: {}: no initializer named '{}'\n", a.model, a.tensor);
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace vt::cli

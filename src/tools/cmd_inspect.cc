@@ -1,0 +1,127 @@
+// `vtensor inspect MODEL [--json]`: struct types, devices and compiled entries (source, device,
+// type, payload bytes and location, digest algorithm) with layouts in text form (issue #3
+// item 5; docs/layout-text-format.md).
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/commands.h"
+#include "vtensor/base/blake3.h"
+#include "vtensor/format/compiled_model.h"
+#include "vtensor/layout/layout_text.h"
+
+namespace vt::cli {
+
+namespace {
+
+std::string LayoutText(const vtensor::StructTypeProto& t) {
+  if (!t.has_layout()) return "(none)";
+  if (IsSymbolicType(t)) return "(symbolic)";
+  auto l = LayoutFromProto(t.layout());
+  return l.ok() ? LayoutToText(*l) : "(invalid: " + l.status().message() + ")";
+}
+
+std::string Dims(const google::protobuf::RepeatedPtrField<vtensor::Dimension>& dims) {
+  std::string s = "[";
+  for (int i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    s += dims[i].has_dim_value() ? std::to_string(dims[i].dim_value()) : dims[i].dim_param();
+  }
+  return s + "]";
+}
+
+nlohmann::json TypeJson(const vtensor::StructTypeProto& t) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (const auto& f : t.fields())
+    fields.push_back({{"name", f.name()}, {"encoding", f.encoding()}, {"shape", Dims(f.shape())},
+                      {"offset", f.offset()}, {"alignment", f.alignment()}});
+  return {{"name", t.name()}, {"format_version", t.format_version()},
+          {"layout", LayoutText(t)}, {"byte_size", t.byte_size()},
+          {"fields", fields}, {"decoder", t.has_decoder()}};
+}
+
+}  // namespace
+
+int InspectCommand(const InspectArgs& a) {
+  auto m = ReadCompiledModel(a.model);
+  if (!m.ok()) {
+    fmt::print(stderr, "error: {}\n", m.status().message());
+    return 2;
+  }
+  const auto& ext = m->ext;
+  nlohmann::json types = nlohmann::json::array(), devices = nlohmann::json::array(),
+                 entries = nlohmann::json::array();
+  for (const auto& t : ext.struct_types()) types.push_back(TypeJson(t));
+  for (const auto& d : ext.devices()) {
+    nlohmann::json meta = nlohmann::json::object();
+    for (const auto& kv : d.metadata_props()) meta[kv.key()] = kv.value();
+    devices.push_back({{"type", d.type()}, {"architecture", d.architecture()},
+                       {"runtime", d.runtime()}, {"runtime_version", d.runtime_version()},
+                       {"metadata", meta}});
+    if (d.has_index()) devices.back()["index"] = d.index();
+  }
+  for (const auto& e : ext.compiled_tensors()) {
+    const auto& v = e.value();
+    nlohmann::json j = {{"source_name", e.source_name()}, {"device", e.device()},
+                        {"digest_algorithm", e.digest_algorithm()},
+                        {"source_digest", ToHex(reinterpret_cast<const uint8_t*>(e.source_digest().data()),
+                                                e.source_digest().size())}};
+    if (v.has_struct_type()) j["type"] = TypeJson(v.struct_type());
+    else if (v.has_type_index()) j["type_index"] = v.type_index();
+    if (v.has_raw_data()) {
+      j["payload"] = {{"bytes", v.raw_data().size()}, {"location", "inline"}};
+    } else if (v.has_external()) {
+      j["payload"] = {{"bytes", v.external().length()}, {"location", v.external().location()},
+                      {"offset", v.external().offset()}};
+    }
+    entries.push_back(j);
+  }
+  if (a.json) {
+    nlohmann::json j = {{"model", a.model}, {"struct_types", types}, {"devices", devices},
+                        {"compiled_tensors", entries}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("model: {}\n", a.model);
+  fmt::print("struct types: {}\n", ext.struct_types_size());
+  for (int i = 0; i < ext.struct_types_size(); ++i) {
+    const auto& t = ext.struct_types(i);
+    fmt::print("  [{}] {} v{}  {} bytes  {}\n", i, t.name(), t.format_version(), t.byte_size(),
+               LayoutText(t));
+    for (const auto& f : t.fields())
+      fmt::print("      field {} {}{} @{} align {}\n", f.name(), f.encoding(), Dims(f.shape()),
+                 f.offset(), f.alignment());
+  }
+  fmt::print("devices: {}\n", ext.devices_size());
+  for (int i = 0; i < ext.devices_size(); ++i) {
+    const auto& d = ext.devices(i);
+    fmt::print("  [{}] {} {} {} {}\n", i, d.type(), d.architecture(), d.runtime(), d.runtime_version());
+  }
+  fmt::print("compiled tensors: {}\n", ext.compiled_tensors_size());
+  for (int i = 0; i < ext.compiled_tensors_size(); ++i) {
+    const auto& e = ext.compiled_tensors(i);
+    const auto& v = e.value();
+    std::string type, layout;
+    if (v.has_struct_type()) {
+      type = v.struct_type().name() + " (inline)";
+      layout = LayoutText(v.struct_type());
+    } else if (v.has_type_index() && v.type_index() >= 0 && v.type_index() < ext.struct_types_size()) {
+      const auto& t = ext.struct_types(static_cast<int>(v.type_index()));
+      type = t.name() + " (#" + std::to_string(v.type_index()) + ")";
+      layout = LayoutText(t);
+    } else {
+      type = "(unresolved)";
+    }
+    std::string payload = v.has_raw_data() ? std::to_string(v.raw_data().size()) + " bytes inline"
+                          : v.has_external()
+                              ? std::to_string(v.external().length()) + " bytes in " +
+                                    v.external().location() + " @" + std::to_string(v.external().offset())
+                              : "(none)";
+    fmt::print("  [{}] {} -> device {}  type {}  {}  digest {}\n", i, e.source_name(), e.device(),
+               type, payload, e.digest_algorithm());
+    fmt::print("      layout {}\n", layout);
+  }
+  return 0;
+}
+
+}  // namespace vt::cli

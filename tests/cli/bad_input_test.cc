@@ -1,0 +1,346 @@
+// Malformed models and data given to the `vtensor` binary: each must end in exit code 2 with a
+// message naming the cause, never a crash (signal) or a hang (timeout). Issue #2, "Must show".
+#include <random>
+
+#include "cli_test_base.h"
+
+namespace vt::testing {
+namespace {
+
+class BadInput : public CliTest {
+ protected:
+  // Data dir holding input_0.pb = `x`.
+  std::string WriteInput(const onnx::TensorProto& x) {
+    std::string data = Path("data");
+    std::filesystem::create_directories(data);
+    WriteProto(data + "/input_0.pb", x);
+    return data;
+  }
+  ProcessResult RunWithInput(const onnx::TensorProto& x) {
+    WriteModel(AddModel());
+    return Vtensor({"run", Path("model.onnx"), "--data", WriteInput(x)});
+  }
+  // `vtensor run` and `vtensor bench` on `model` must both fail with `substring`.
+  void ExpectModelRejected(const onnx::ModelProto& model, const std::string& substring) {
+    std::string p = WriteModel(model);
+    EXPECT_EXIT_WITH(Vtensor({"run", p}), 2, substring);
+    EXPECT_EXIT_WITH(Vtensor({"bench", p, "--runs", "1"}), 2, substring);
+  }
+  // AddModel whose initializer `w` is replaced by `w`.
+  static onnx::ModelProto WithInitializer(const onnx::TensorProto& w) {
+    onnx::ModelProto m = AddModel();
+    *m.mutable_graph()->mutable_initializer(0) = w;
+    return m;
+  }
+  // AddModel whose initializer `w` is stored externally at `location`.
+  static onnx::ModelProto WithExternalW(const std::string& location, int64_t offset) {
+    onnx::TensorProto w;
+    w.set_name("w");
+    w.set_data_type(onnx::TensorProto::FLOAT);
+    w.add_dims(2);
+    w.add_dims(3);
+    w.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto* kv = w.add_external_data();
+    kv->set_key("location");
+    kv->set_value(location);
+    kv = w.add_external_data();
+    kv->set_key("offset");
+    kv->set_value(std::to_string(offset));
+    return WithInitializer(w);
+  }
+};
+
+// --- Files that are not ONNX models -------------------------------------------------------
+
+TEST_F(BadInput, TruncatedModel) {
+  onnx::ModelProto m = AddModel();
+  // A large initializer makes sure the cut lands inside the graph field, which protobuf must
+  // then reject as truncated (a cut between top-level fields would still parse).
+  *m.mutable_graph()->add_initializer() = FloatTensor("pad", {1024}, std::vector<float>(1024));
+  std::string bytes;
+  ASSERT_TRUE(m.SerializeToString(&bytes));
+  WriteBytes(Path("model.onnx"), bytes.substr(0, bytes.size() / 2));
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx")}), 2, "not a valid ONNX ModelProto");
+  EXPECT_EXIT_WITH(Vtensor({"info", Path("model.onnx")}), 2, "not a valid ONNX ModelProto");
+}
+
+TEST_F(BadInput, RandomBytes) {
+  std::mt19937 rng(20240229);
+  std::string bytes(4096, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng() & 0xff);
+  WriteBytes(Path("model.onnx"), bytes);
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx")}), 2, "model.onnx");
+  EXPECT_EXIT_WITH(Vtensor({"info", Path("model.onnx")}), 2, "model.onnx");
+}
+
+TEST_F(BadInput, EmptyFile) {
+  WriteBytes(Path("model.onnx"), "");
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx")}), 2, "empty file");
+  EXPECT_EXIT_WITH(Vtensor({"info", Path("model.onnx")}), 2, "empty file");
+}
+
+TEST_F(BadInput, MissingModelFile) {
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("nope.onnx")}), 2, "file not found");
+  EXPECT_EXIT_WITH(Vtensor({"info", Path("nope.onnx")}), 2, "file not found");
+}
+
+TEST_F(BadInput, DirectoryAsModel) {
+  EXPECT_EXIT_WITH(Vtensor({"run", dir_}), 2, "not a regular file");
+}
+
+TEST_F(BadInput, UnsupportedIrVersion) {
+  onnx::ModelProto m = AddModel();
+  m.set_ir_version(2);
+  ExpectModelRejected(m, "ir_version");
+}
+
+TEST_F(BadInput, ModelWithoutGraph) {
+  onnx::ModelProto m = AddModel();
+  m.clear_graph();
+  ExpectModelRejected(m, "no graph");
+}
+
+// --- Inputs that do not fit the model -------------------------------------------------------
+
+TEST_F(BadInput, WrongInputDtype) {
+  auto r = RunWithInput(Int64Tensor("x", {2, 3}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EXIT_WITH(r, 2, "dtype int64 does not match");
+}
+
+TEST_F(BadInput, WrongInputShape) {
+  auto r = RunWithInput(FloatTensor("x", {3, 2}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EXIT_WITH(r, 2, "[3,2]");
+}
+
+TEST_F(BadInput, WrongInputRank) {
+  auto r = RunWithInput(FloatTensor("x", {6}, {1, 2, 3, 4, 5, 6}));
+  EXPECT_EXIT_WITH(r, 2, "rank");
+}
+
+TEST_F(BadInput, MissingInputFile) {
+  WriteModel(AddModel());
+  std::filesystem::create_directories(Path("data"));
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("data")}), 2,
+                   "missing input file");
+  EXPECT_EXIT_WITH(Vtensor({"bench", Path("model.onnx"), "--data", Path("data")}), 2,
+                   "missing input file");
+}
+
+TEST_F(BadInput, MissingDataDirectory) {
+  WriteModel(AddModel());
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("no-such-dir")}), 2,
+                   "input_0.pb");
+}
+
+TEST_F(BadInput, CorruptInputFile) {
+  WriteModel(AddModel());
+  std::filesystem::create_directories(Path("data"));
+  WriteBytes(Path("data/input_0.pb"), std::string("\x0a\xff\xff\xff\xff\x0f", 6));
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("data")}), 2,
+                   "input_0.pb");
+}
+
+TEST_F(BadInput, InputDataShorterThanDims) {
+  onnx::TensorProto x = FloatTensor("x", {2, 3}, {1, 2, 3, 4, 5, 6});
+  x.mutable_raw_data()->resize(8);
+  EXPECT_EXIT_WITH(RunWithInput(x), 2, "raw_data");
+}
+
+TEST_F(BadInput, CorruptReferenceOutput) {
+  WriteModel(AddModel());
+  std::string data = WriteInput(FloatTensor("x", {2, 3}, {1, 2, 3, 4, 5, 6}));
+  WriteBytes(data + "/output_0.pb", "garbage that is not a tensor");
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", data}), 2, "output_0.pb");
+}
+
+// --- Graphs the runtime cannot execute -------------------------------------------------------
+
+TEST_F(BadInput, UnknownOp) {
+  onnx::ModelProto m = AddModel();
+  m.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
+  ExpectModelRejected(m, "NoSuchOp");
+}
+
+TEST_F(BadInput, UnknownDomain) {
+  onnx::ModelProto m = AddModel();
+  auto* op = m.add_opset_import();
+  op->set_domain("com.example.nosuch");
+  op->set_version(1);
+  m.mutable_graph()->mutable_node(0)->set_domain("com.example.nosuch");
+  ExpectModelRejected(m, "com.example.nosuch");
+}
+
+TEST_F(BadInput, DomainWithoutOpsetImport) {
+  onnx::ModelProto m = AddModel();
+  m.mutable_graph()->mutable_node(0)->set_domain("com.example.unimported");
+  ExpectModelRejected(m, "com.example.unimported");
+}
+
+TEST_F(BadInput, GraphWithCycle) {
+  // a = Add(x, b); b = Add(a, w); y = Identity(b): a and b feed each other.
+  onnx::ModelProto m = AddModel();
+  auto* g = m.mutable_graph();
+  g->clear_node();
+  auto add = [&](const char* name, const char* op, std::vector<const char*> ins, const char* out) {
+    auto* n = g->add_node();
+    n->set_name(name);
+    n->set_op_type(op);
+    for (const char* i : ins) n->add_input(i);
+    n->add_output(out);
+  };
+  add("n_a", "Add", {"x", "b"}, "a");
+  add("n_b", "Add", {"a", "w"}, "b");
+  add("n_y", "Identity", {"b"}, "y");
+  ExpectModelRejected(m, "cycle");
+}
+
+TEST_F(BadInput, UndefinedNodeInput) {
+  onnx::ModelProto m = AddModel();
+  m.mutable_graph()->mutable_node(0)->set_input(1, "nowhere");
+  ExpectModelRejected(m, "nowhere");
+}
+
+// --- Dimensions ------------------------------------------------------------------------------
+
+TEST_F(BadInput, NegativeDimInInitializer) {
+  onnx::TensorProto w = FloatTensor("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  w.set_dims(0, -2);
+  ExpectModelRejected(WithInitializer(w), "negative dim");
+}
+
+TEST_F(BadInput, NegativeDimInInputFile) {
+  onnx::TensorProto x = FloatTensor("x", {2, 3}, {1, 2, 3, 4, 5, 6});
+  x.set_dims(0, -2);
+  EXPECT_EXIT_WITH(RunWithInput(x), 2, "negative dim");
+}
+
+TEST_F(BadInput, HugeDimsOverflowInInitializer) {
+  // 2^62 * 2^62 elements: the element count itself overflows int64.
+  onnx::TensorProto w = FloatTensor("w", {int64_t{1} << 62, int64_t{1} << 62}, {});
+  ExpectModelRejected(WithInitializer(w), "overflows");
+}
+
+TEST_F(BadInput, HugeDimInInitializerWithoutData) {
+  // 2^40 floats (4 TiB) declared, none stored: must be caught before any allocation.
+  onnx::TensorProto w = FloatTensor("w", {int64_t{1} << 40}, {});
+  std::string p = WriteModel(WithInitializer(w));
+  auto r = Vtensor({"run", p});
+  EXPECT_EQ(r.Describe(), "exit 2") << r.output;
+  EXPECT_NE(r.output.find("'w'"), std::string::npos) << r.output;
+}
+
+TEST_F(BadInput, HugeDimsInInputFile) {
+  EXPECT_EXIT_WITH(RunWithInput(FloatTensor("x", {int64_t{1} << 62, int64_t{1} << 62}, {})), 2,
+                   "overflows");
+  auto r = RunWithInput(FloatTensor("x", {int64_t{1} << 40}, {}));
+  EXPECT_EXIT_WITH(r, 2, "input_0.pb");
+}
+
+TEST_F(BadInput, NegativeDeclaredInputDim) {
+  // Without --data, inputs are zeros of the declared shape. The importer reads a negative
+  // declared dim as unknown (zeros then use 1), so the model may run; it must never reach the
+  // allocator as a negative size.
+  onnx::ModelProto m = AddModel();
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
+      ->mutable_dim(0)->set_dim_value(-4);
+  std::string p = WriteModel(m);
+  auto r = Vtensor({"run", p});
+  EXPECT_TRUE(r.Describe() == "exit 0" || r.Describe() == "exit 2") << r.Describe() << "\n"
+                                                                     << r.output;
+}
+
+TEST_F(BadInput, HugeDeclaredInputDim) {
+  // Zeros of [2^40, 3] floats would need 12 TiB: an error, not std::bad_alloc.
+  onnx::ModelProto m = AddModel();
+  for (auto* vi : {m.mutable_graph()->mutable_input(0), m.mutable_graph()->mutable_output(0)})
+    vi->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(
+        int64_t{1} << 40);
+  std::string p = WriteModel(m);
+  auto r = Vtensor({"run", p});
+  EXPECT_EQ(r.Describe(), "exit 2") << r.output;
+  EXPECT_NE(r.output.find("'x'"), std::string::npos) << r.output;
+}
+
+TEST_F(BadInput, HugeShapeComputedAtRunTime) {
+  // y = ConstantOfShape(s): the output size comes from input data, so only the running node can
+  // check it. Too big to allocate (2^50 floats) or overflowing int64 (2^80) must be an error.
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* op = m.add_opset_import();
+  op->set_domain("");
+  op->set_version(13);
+  auto* g = m.mutable_graph();
+  g->set_name("cos");
+  auto* in = g->add_input();
+  in->set_name("s");
+  in->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  in->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  auto* out = g->add_output();
+  out->set_name("y");
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* n = g->add_node();
+  n->set_name("cos0");
+  n->set_op_type("ConstantOfShape");
+  n->add_input("s");
+  n->add_output("y");
+  std::string p = WriteModel(m);
+  for (std::vector<int64_t> dims : {std::vector<int64_t>{int64_t{1} << 25, int64_t{1} << 25},
+                                    std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40}}) {
+    std::string data = Path("data" + std::to_string(dims[0]));
+    std::filesystem::create_directories(data);
+    WriteProto(data + "/input_0.pb", Int64Tensor("s", {2}, dims));
+    EXPECT_EXIT_WITH(Vtensor({"run", p, "--data", data}), 2, "cos0");
+  }
+}
+
+// --- External data ---------------------------------------------------------------------------
+
+TEST_F(BadInput, ExternalDataPastEndOfFile) {
+  // w needs 24 bytes; the file has 8.
+  WriteBytes(Path("weights.bin"), std::string(8, '\0'));
+  ExpectModelRejected(WithExternalW("weights.bin", 0), "outside 'weights.bin'");
+}
+
+TEST_F(BadInput, ExternalDataOffsetPastEndOfFile) {
+  WriteBytes(Path("weights.bin"), std::string(64, '\0'));
+  ExpectModelRejected(WithExternalW("weights.bin", 1000), "outside 'weights.bin'");
+  ExpectModelRejected(WithExternalW("weights.bin", 48), "outside 'weights.bin'");
+}
+
+TEST_F(BadInput, ExternalDataNegativeOffset) {
+  WriteBytes(Path("weights.bin"), std::string(64, '\0'));
+  ExpectModelRejected(WithExternalW("weights.bin", -8), "offset -8");
+}
+
+TEST_F(BadInput, ExternalDataOutsideModelDirectory) {
+  // The file exists, but reading it would let a model read arbitrary files.
+  std::filesystem::create_directories(Path("sub"));
+  WriteBytes(Path("weights.bin"), std::string(64, '\0'));
+  onnx::ModelProto m = WithExternalW("../weights.bin", 0);
+  WriteProto(Path("sub/model.onnx"), m);
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("sub/model.onnx")}), 2, "inside the model directory");
+  ExpectModelRejected(WithExternalW(Path("weights.bin"), 0), "inside the model directory");
+}
+
+TEST_F(BadInput, ExternalDataMissingFile) {
+  ExpectModelRejected(WithExternalW("missing.bin", 0), "missing.bin");
+}
+
+TEST_F(BadInput, ExternalDataBadLength) {
+  WriteBytes(Path("weights.bin"), std::string(64, '\0'));
+  onnx::ModelProto m = WithExternalW("weights.bin", 0);
+  auto* kv = m.mutable_graph()->mutable_initializer(0)->add_external_data();
+  kv->set_key("length");
+  kv->set_value("12");
+  ExpectModelRejected(m, "length 12");
+}
+
+TEST_F(BadInput, ExternalDataInInputFile) {
+  // Input files are self-contained; external data there has no base directory to resolve.
+  onnx::TensorProto x = WithExternalW("weights.bin", 0).graph().initializer(0);
+  x.set_name("x");
+  EXPECT_EXIT_WITH(RunWithInput(x), 2, "external data");
+}
+
+}  // namespace
+}  // namespace vt::testing

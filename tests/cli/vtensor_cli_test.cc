@@ -1,0 +1,91 @@
+// End-to-end tests of the `vtensor` CLI on well-formed models: exit codes 0 (pass) and
+// 1 (mismatch), the per-output report, `info` and `bench`, and command-line errors.
+#include "cli_test_base.h"
+
+namespace vt::testing {
+namespace {
+
+class VtensorCli : public CliTest {
+ protected:
+  // model.onnx (y = x + w) and data/input_0.pb = {10..15}; returns the data dir.
+  std::string WriteAddCase() {
+    WriteModel(AddModel());
+    std::string data = Path("data");
+    std::filesystem::create_directories(data);
+    WriteProto(data + "/input_0.pb", FloatTensor("x", {2, 3}, {10, 11, 12, 13, 14, 15}));
+    return data;
+  }
+};
+
+TEST_F(VtensorCli, RunPassesOnMatchingOutput) {
+  std::string data = WriteAddCase();
+  WriteProto(data + "/output_0.pb", FloatTensor("y", {2, 3}, {11, 13, 15, 17, 19, 21}));
+  auto r = Vtensor({"run", Path("model.onnx"), "--data", data});
+  EXPECT_EXIT_WITH(r, 0, "PASS");
+  EXPECT_NE(r.output.find("y  float32[2,3]  max_abs_diff=0"), std::string::npos) << r.output;
+}
+
+TEST_F(VtensorCli, RunExitsOneOnMismatch) {
+  std::string data = WriteAddCase();
+  WriteProto(data + "/output_0.pb", FloatTensor("y", {2, 3}, {11, 13, 15, 17, 19, 99}));
+  auto r = Vtensor({"run", Path("model.onnx"), "--data", data});
+  EXPECT_EXIT_WITH(r, 1, "FAIL");
+  EXPECT_NE(r.output.find("max_abs_diff=78"), std::string::npos) << r.output;
+}
+
+TEST_F(VtensorCli, RunToleranceFlagsDecide) {
+  std::string data = WriteAddCase();
+  // |21 - 21.05| = 0.05: above the default 1e-7 + 1e-3 * 21.05, within either widened bound.
+  WriteProto(data + "/output_0.pb", FloatTensor("y", {2, 3}, {11, 13, 15, 17, 19, 21.05f}));
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", data}), 1, "FAIL");
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", data, "--atol", "0.06"}), 0,
+                   "PASS");
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", data, "--rtol", "3e-3"}), 0,
+                   "PASS");
+}
+
+TEST_F(VtensorCli, RunWithoutReferenceOrDataExitsZero) {
+  WriteAddCase();
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("data")}), 0,
+                   "no reference");
+  // Without --data the inputs are zeros of the declared shape.
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx")}), 0, "y  float32[2,3]");
+}
+
+TEST_F(VtensorCli, RunWithThreads) {
+  std::string data = WriteAddCase();
+  WriteProto(data + "/output_0.pb", FloatTensor("y", {2, 3}, {11, 13, 15, 17, 19, 21}));
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", data, "--threads", "2"}), 0,
+                   "PASS");
+}
+
+TEST_F(VtensorCli, InfoPrintsModelSummary) {
+  WriteModel(AddModel());
+  auto r = Vtensor({"info", Path("model.onnx")});
+  EXPECT_EXIT_WITH(r, 0, "ir_version: 8");
+  for (const char* want : {"opsets: ai.onnx=13", "producer: vtensor-cli-test",
+                           "x: tensor(float32)[2,3]", "y: tensor(float32)[2,3]",
+                           "initializers: 1 (24 bytes)", "nodes: 1", "Add"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << "missing '" << want << "' in:\n" << r.output;
+}
+
+TEST_F(VtensorCli, BenchPrintsLatency) {
+  std::string data = WriteAddCase();
+  auto r = Vtensor({"bench", Path("model.onnx"), "--data", data, "--runs", "3"});
+  EXPECT_EXIT_WITH(r, 0, "median_ms:");
+  EXPECT_NE(r.output.find("session_create_ms:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("runs: 3"), std::string::npos) << r.output;
+}
+
+TEST_F(VtensorCli, UsageErrorsExitTwo) {
+  WriteModel(AddModel());
+  EXPECT_EQ(Vtensor({}).Describe(), "exit 2");
+  EXPECT_EQ(Vtensor({"run"}).Describe(), "exit 2");
+  EXPECT_EQ(Vtensor({"frobnicate", Path("model.onnx")}).Describe(), "exit 2");
+  EXPECT_EQ(Vtensor({"run", Path("model.onnx"), "--threads", "0"}).Describe(), "exit 2");
+  EXPECT_EQ(Vtensor({"run", Path("model.onnx"), "--rtol", "abc"}).Describe(), "exit 2");
+  EXPECT_EQ(Vtensor({"bench", Path("model.onnx"), "--runs", "0"}).Describe(), "exit 2");
+}
+
+}  // namespace
+}  // namespace vt::testing

@@ -11,6 +11,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# CI may run without HOME; fall back to the account's home directory.
+HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
 INDEX="$ROOT/tests/data/refcases/index.json"
 CACHE="${VTENSOR_MODEL_CACHE:-$HOME/.cache/vtensor/models}"
 

@@ -203,15 +203,20 @@ std::string FormatDouble(double v) {
 std::string FormatHalf(uint16_t bits, bool bfloat16) {
   const float f = bfloat16 ? BFloat16ToFloat(bits) : HalfToFloat(bits);
   if (!std::isfinite(f)) return SpecialText(f);
-  // Shortest precision whose decimal text rounds back to the same 16-bit value.
+  // Shortest precision whose decimal text rounds back to the same 16-bit value (to_chars and
+  // from_chars, unlike printf/strtod, ignore the C locale).
   char buf[64];
+  std::string_view text;
   for (int prec = 1; prec <= 9; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, static_cast<double>(f));
-    double back = std::strtod(buf, nullptr);
-    uint16_t b = bfloat16 ? DoubleToBFloat16(back) : DoubleToHalf(back);
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<double>(f),
+                           std::chars_format::scientific, prec - 1);
+    text = std::string_view(buf, static_cast<size_t>(r.ptr - buf));
+    double back = 0;
+    std::from_chars(text.data(), text.data() + text.size(), back);
+    const uint16_t b = bfloat16 ? DoubleToBFloat16(back) : DoubleToHalf(back);
     if (b == bits || (f == 0.0f && back == 0.0)) break;
   }
-  return SciToNumpy(buf, f);
+  return SciToNumpy(text, f);
 }
 
 Expected<double> ParseDouble(std::string_view s) { return ParseFloating<double>(s); }

@@ -22,6 +22,7 @@
 #include <memory>
 
 #include "kernels/conv/f32_conv_pack.h"
+#include "kernels/cpu/flush_denormals.h"
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/constant_operand.h"
@@ -207,14 +208,16 @@ Status ConvKernel::Compute(KernelContext& ctx) {
       off[static_cast<size_t>(t)] =
           kernels::F32ConvPhasePlanesTapOffset(pl, static_cast<size_t>(t));
     const size_t plane_floats = kernels::F32ConvPhasePlanesFloats(1, pl.SH, pl.SW, pl.Hq, pl.Wq);
-    // Narrow maps run as one flat filter over the wide grid and are compacted afterwards;
-    // rows long enough to fill the vectors are filtered row by row straight into Y.
-    const bool by_rows = pl.Wq != ow && ow >= 64;
-    const size_t wide_floats = pl.Wq != ow && !by_rows ? static_cast<size_t>(oh * pl.Wq) : 0;
+    // Rows at least a vector wide are filtered row by row straight into Y (the kernel blocks
+    // rows to share loads); narrower maps run as one flat row over the wide grid and are
+    // compacted afterwards, which keeps the vectors full.
+    const bool by_rows = ow >= 16;
+    const size_t wide_floats = !by_rows && pl.Wq != ow ? static_cast<size_t>(oh * pl.Wq) : 0;
     const kernels::F32DwConvFn fn = dwconv_.fn;
     const int64_t total = N * C;
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
+      const kernels::ScopedFlushDenormals ftz;
       ConvScratch& sc = ThreadConvScratch();
       sc.planes.Resize(plane_floats);
       sc.wide.Resize(wide_floats);
@@ -223,13 +226,21 @@ Status ConvKernel::Compute(KernelContext& ctx) {
         const int64_t c = i % C;
         kernels::BuildF32ConvPhasePlanes(px + i * in_sz, 1, H, Wd, ph, pwd, pl, sc.planes.data());
         float* yc = py + i * out_sz;
-        kernels::F32DwConvParams p{static_cast<size_t>(oh * pl.Wq), off.size(), off.data(),
-                                   pw + c * kvol, pb ? pb[c] : 0.0f};
+        kernels::F32DwConvParams p{};
+        p.taps = off.size();
+        p.off = off.data();
+        p.w = pw + c * kvol;
+        p.bias = pb ? pb[c] : 0.0f;
         if (by_rows) {
-          p.count = static_cast<size_t>(ow);
-          for (int64_t r = 0; r < oh; ++r) fn(&p, sc.planes.data() + r * pl.Wq, yc + r * ow);
+          p.width = static_cast<size_t>(ow);
+          p.rows = static_cast<size_t>(oh);
+          p.x_pitch = static_cast<size_t>(pl.Wq);
+          p.y_pitch = static_cast<size_t>(ow);
+          fn(&p, sc.planes.data(), yc);
           continue;
         }
+        p.width = static_cast<size_t>(oh * pl.Wq);
+        p.rows = 1;
         float* out = wide_floats ? sc.wide.data() : yc;
         fn(&p, sc.planes.data(), out);
         if (out != yc)

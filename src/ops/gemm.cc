@@ -132,9 +132,10 @@ class GemmKernel final : public OpKernel {
       opb = {trans_b_ ? F32GemmB::Kind::kNk : F32GemmB::Kind::kKn, b.data<float>(),
              static_cast<size_t>(B.dim(1))};
     }
-    kernels::F32Gemm(gemm_, static_cast<size_t>(M), static_cast<size_t>(N),
-                     static_cast<size_t>(K), opa, opb, py, static_cast<size_t>(N), ep,
-                     ctx.threads());
+    // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
+    kernels::F32Gemm(kernels::F32GemmKernelForM(static_cast<size_t>(M)), static_cast<size_t>(M),
+                     static_cast<size_t>(N), static_cast<size_t>(K), opa, opb, py,
+                     static_cast<size_t>(N), ep, ctx.threads());
     if (dt != DType::kFloat32) StoreF32As(yf, Y);
     return Status::Ok();
   }

@@ -137,6 +137,7 @@ class MatMulKernel final : public OpKernel {
     const size_t M = static_cast<size_t>(s.M), K = static_cast<size_t>(s.K),
                  N = static_cast<size_t>(s.N);
     const int threads = ctx.threads();
+    // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
     auto b_operand = [&](int64_t bi) {
       if (prepacked) return F32GemmB{F32GemmB::Kind::kPanels, nullptr, 0, &b_panels_[bi]};
       return F32GemmB{F32GemmB::Kind::kKn, b.data<float>() + bi * s.K * s.N, N};
@@ -146,13 +147,14 @@ class MatMulKernel final : public OpKernel {
     if (b_single) {
       // Every batch of A meets the same B: one GEMM with the batches stacked along M.
       const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
-      kernels::F32Gemm(gemm_, rows, N, K, F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py,
-                       N, ep, threads);
+      kernels::F32Gemm(kernels::F32GemmKernelForM(rows), rows, N, K,
+                       F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py, N, ep, threads);
     } else {
       std::vector<int64_t> ia, ib;
       BatchOffsets(s, &ia, &ib);
       for (size_t bi = 0; bi < ia.size(); ++bi)
-        kernels::F32Gemm(gemm_, M, N, K, F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
+        kernels::F32Gemm(kernels::F32GemmKernelForM(M), M, N, K,
+                         F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
                          b_operand(ib[bi]), py + bi * M * N, N, ep, threads);
     }
     if (dt != DType::kFloat32) StoreF32As(yf, Y);

@@ -1,5 +1,7 @@
 #include "ops/op_util.h"
 
+#include "ops/cast.h"
+
 #include <cmath>
 
 namespace vt::ops {
@@ -49,33 +51,11 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return s;
 }
 
-namespace {
-template <typename Src, typename Dst>
-void CastLoop(const Src* s, Dst* d, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<Dst>(s[i]);
-}
-}  // namespace
-
 Tensor CastTensor(const Tensor& in, DType to) {
-  Tensor src = in.Contiguous();
-  if (src.dtype() == to) return src;
-  Tensor out = Tensor::Empty(to, src.shape());
-  const int64_t n = src.numel();
-  // Generic path through double (exact for all integers up to 2^53 and all floats).
-  if (to == DType::kFloat32) {
-    float* o = out.mutable_data<float>();
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(src.GetDouble(i));
-  } else if (to == DType::kFloat64) {
-    double* o = out.mutable_data<double>();
-    for (int64_t i = 0; i < n; ++i) o[i] = src.GetDouble(i);
-  } else if (to == DType::kInt64) {
-    int64_t* o = out.mutable_data<int64_t>();
-    for (int64_t i = 0; i < n; ++i) o[i] = src.GetInt64(i);
-  } else if (to == DType::kInt32) {
-    int32_t* o = out.mutable_data<int32_t>();
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int32_t>(src.GetInt64(i));
-  }
-  return out;
+  // Numeric casts cannot fail; the full conversion table lives in ops/cast.h.
+  auto r = CastTo(in, to);
+  if (r.ok()) return std::move(r).value();
+  return Tensor::Zeros(to, in.shape());
 }
 
 Tensor ToFloat32(const Tensor& t) { return CastTensor(t, DType::kFloat32); }

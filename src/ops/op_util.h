@@ -85,7 +85,9 @@ Expected<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
 // Reads an int64/int32 tensor into a vector (any layout).
 std::vector<int64_t> ToInt64Vector(const Tensor& t);
 
-// Converts any numeric tensor to a contiguous float32 / float64 copy (or view if already).
+// Converts any numeric tensor to a contiguous tensor of dtype `to` (ops/cast.h rules; the
+// input itself when it already is contiguous `to`). For string sources use ops::CastTo,
+// which reports parse errors.
 Tensor ToFloat32(const Tensor& t);
 Tensor CastTensor(const Tensor& t, DType to);
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/cpu/flush_denormals.h"
 #include "ops/conv_geometry.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
@@ -37,9 +38,32 @@ class WindowWalker {
       in_stride_[i] = s;
       s *= g.in[static_cast<size_t>(i)];
     }
+    // Windows are separable: one (start, lo, hi) table per axis, computed once (the divisions
+    // would otherwise dominate small windows).
+    for (int i = 0; i < r_; ++i) {
+      const size_t a = static_cast<size_t>(i);
+      const int64_t d = g.dilation[a], in = g.in[a], k = g.kernel[a];
+      axis_[a].resize(static_cast<size_t>(g.out[a]));
+      for (int64_t o = 0; o < g.out[a]; ++o) {
+        const int64_t st = o * g.stride[a] - g.pad_begin[a];
+        AxisWindow& w = axis_[a][static_cast<size_t>(o)];
+        w.start = st;
+        w.lo = st >= 0 ? 0 : std::min(k, (-st + d - 1) / d);
+        w.hi = st >= in ? 0 : std::min(k, (in - st + d - 1) / d);
+        if (w.hi < w.lo) w.hi = w.lo;
+      }
+    }
   }
   int rank() const { return r_; }
   int64_t in_stride(int i) const { return in_stride_[i]; }
+
+  struct AxisWindow {
+    int64_t start, lo, hi;
+  };
+  // Window of output index o along spatial axis `axis`.
+  const AxisWindow& axis_window(int axis, int64_t o) const {
+    return axis_[static_cast<size_t>(axis)][static_cast<size_t>(o)];
+  }
 
   // Calls f(out_flat, window) for every output position in row-major order.
   template <typename F>
@@ -49,13 +73,10 @@ class WindowWalker {
     Window w;
     for (int64_t flat = 0; flat < total; ++flat) {
       for (int i = 0; i < r_; ++i) {
-        const size_t a = static_cast<size_t>(i);
-        const int64_t st = o[i] * g_.stride[a] - g_.pad_begin[a];
-        const int64_t d = g_.dilation[a], in = g_.in[a], k = g_.kernel[a];
-        w.start[i] = st;
-        w.lo[i] = st >= 0 ? 0 : std::min(k, (-st + d - 1) / d);
-        w.hi[i] = st >= in ? 0 : std::min(k, (in - st + d - 1) / d);
-        if (w.hi[i] < w.lo[i]) w.hi[i] = w.lo[i];
+        const AxisWindow& aw = axis_[static_cast<size_t>(i)][static_cast<size_t>(o[i])];
+        w.start[i] = aw.start;
+        w.lo[i] = aw.lo;
+        w.hi[i] = aw.hi;
       }
       f(flat, w);
       for (int i = r_ - 1; i >= 0; --i) {
@@ -120,6 +141,7 @@ class WindowWalker {
   const SpatialGeometry& g_;
   int r_;
   int64_t in_stride_[kMaxRank];
+  std::vector<AxisWindow> axis_[kMaxRank];
 };
 
 struct PoolSetup {
@@ -157,6 +179,56 @@ Expected<PoolSetup> SetupPool(const KernelContext& ctx, const Tensor& X, bool gl
 enum class Reduce { kAverage, kLp };
 
 // AveragePool / LpPool on one dtype T (float or double).
+// 1-D/2-D max or average pooling without indices: windows from the per-axis tables and a
+// branch-free max (data-dependent branches mispredict half the time on real activations).
+template <typename T, bool kMax>
+void Pool2d(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, bool count_include_pad) {
+  const WindowWalker walker(geo);
+  const bool one = geo.rank() == 1;
+  const int wa = one ? 0 : 1;
+  const int64_t OH = one ? 1 : geo.out[0], OW = geo.out[static_cast<size_t>(wa)];
+  const int64_t W = geo.in[static_cast<size_t>(wa)];
+  const int64_t dh = one ? 0 : geo.dilation[0], dw = geo.dilation[static_cast<size_t>(wa)];
+  const int64_t in_sz = NumElements(geo.in);
+  const WindowWalker::AxisWindow unit{0, 0, 1};
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    const T* xp = x + pl * in_sz;
+    T* yp = y + pl * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const auto& hw = one ? unit : walker.axis_window(0, oh);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const auto& ww = walker.axis_window(wa, ow);
+        T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
+        for (int64_t jh = hw.lo; jh < hw.hi; ++jh) {
+          const T* row = xp + (hw.start + jh * dh) * W + ww.start;
+          for (int64_t jw = ww.lo; jw < ww.hi; ++jw) {
+            if constexpr (kMax) {
+              acc = std::max(acc, row[jw * dw]);
+            } else {
+              acc += row[jw * dw];
+            }
+          }
+        }
+        if constexpr (!kMax) {
+          Window w{};
+          w.start[0] = hw.start;
+          w.lo[0] = hw.lo;
+          w.hi[0] = hw.hi;
+          w.start[1] = ww.start;
+          w.lo[1] = ww.lo;
+          w.hi[1] = ww.hi;
+          int64_t n = (hw.hi - hw.lo) * (ww.hi - ww.lo);
+          if (count_include_pad) {
+            n = walker.PaddedCount(one ? Window{{ww.start}, {ww.lo}, {ww.hi}} : w);
+          }
+          acc = n > 0 ? acc / static_cast<T>(n) : T(0);
+        }
+        yp[oh * OW + ow] = acc;
+      }
+    }
+  }
+}
+
 template <typename T>
 void AverageOrLp(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, Reduce op,
                  bool count_include_pad, double p) {
@@ -189,6 +261,7 @@ void AverageOrLp(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, R
 // Runs `body(x_f, y_f)` on T = float/double tensors, converting f16/bf16 through f32.
 template <typename Body>
 Status WithFloatPlanes(KernelContext& ctx, const Tensor& X, const Shape& out_shape, Body&& body) {
+  const kernels::ScopedFlushDenormals ftz;  // sums of subnormal activations take assists
   const DType dt = X.dtype();
   if (dt == DType::kFloat64) {
     Tensor x = X.Contiguous();
@@ -212,7 +285,12 @@ Status AveragePoolCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, false, true, ceil_mode));
   const bool include = ctx.node().GetInt("count_include_pad", 0) != 0;
   return WithFloatPlanes(ctx, X, s.out_shape, [&](const auto* x, auto* y) {
-    AverageOrLp(s.geo, s.N * s.C, x, y, Reduce::kAverage, include, 0.0);
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    if (s.geo.rank() <= 2) {
+      Pool2d<T, false>(s.geo, s.N * s.C, x, y, include);
+    } else {
+      AverageOrLp(s.geo, s.N * s.C, x, y, Reduce::kAverage, include, 0.0);
+    }
   });
 }
 
@@ -279,15 +357,24 @@ void MaxPoolTyped(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, 
     const T* xp = x + pl * in_sz;
     T* yp = y + pl * out_sz;
     walker.ForEachOutput([&](int64_t o, const Window& w) {
+      // Branch-free (data-dependent branches mispredict half the time): NaN wins and stays
+      // (v != v only for NaN; no conversion, which would take a microcode assist on subnormal
+      // inputs). An empty window yields lowest() and index 0.
       T best = std::numeric_limits<T>::lowest();
       int64_t best_off = -1;
-      walker.ForEachTap(w, [&](int64_t off) {
-        // NaN propagates like a maximum (it wins when first and is never replaced).
-        if (best_off < 0 || xp[off] > best || (std::isnan(double(xp[off])) && !std::isnan(double(best)))) {
-          best = xp[off];
-          best_off = off;
-        }
-      });
+      if (idx == nullptr) {
+        walker.ForEachTap(w, [&](int64_t off) {
+          const T v = xp[off];
+          best = (v > best || v != v) ? v : best;
+        });
+      } else {
+        walker.ForEachTap(w, [&](int64_t off) {
+          const T v = xp[off];
+          const bool take = best_off < 0 || v > best || (v != v && best == best);
+          best = take ? v : best;
+          best_off = take ? off : best_off;
+        });
+      }
       yp[o] = best;
       if (idx != nullptr) {
         int64_t index = best_off < 0 ? 0 : best_off;
@@ -334,7 +421,12 @@ Status MaxPoolCompute(KernelContext& ctx) {
     return Status::Ok();
   }
   return WithFloatPlanes(ctx, X, s.out_shape, [&](const auto* x, auto* y) {
-    MaxPoolTyped(s.geo, planes, x, y, idx, column_major);
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
+    if (idx == nullptr && s.geo.rank() <= 2) {
+      Pool2d<T, true>(s.geo, planes, x, y, false);
+    } else {
+      MaxPoolTyped(s.geo, planes, x, y, idx, column_major);
+    }
   });
 }
 

@@ -35,6 +35,13 @@ inline int64_t Product(const Shape& s, size_t b, size_t e) {
 template <typename V>
 inline void ResampleRow(const V* src, V* dst, const ResizeAxisPlan& p, V extrapolation) {
   const int64_t taps = p.taps;
+  if (taps == 2 && !p.any_extrapolate) {  // linear: the hot case
+    const int64_t* idx = p.idx.data();
+    const float* w = p.w.data();
+    for (int64_t j = 0; j < p.out; ++j)
+      dst[j] = static_cast<V>(w[2 * j]) * src[idx[2 * j]] + static_cast<V>(w[2 * j + 1]) * src[idx[2 * j + 1]];
+    return;
+  }
   for (int64_t j = 0; j < p.out; ++j) {
     if (p.any_extrapolate && p.extrapolate[static_cast<size_t>(j)]) {
       dst[j] = extrapolation;
@@ -131,6 +138,12 @@ void FilterPlane(const V* src, V* dst, const ResizeAxisPlan& ph, const ResizeAxi
     const float* w = &ph.w[static_cast<size_t>(y * slots)];
     const V* r0 = hrow(idx[0]);
     const V w0 = static_cast<V>(w[0]);
+    if (slots == 2) {  // linear: one fused pass over the row
+      const V* r1 = hrow(idx[1]);
+      const V w1 = static_cast<V>(w[1]);
+      for (int64_t i = 0; i < w_out; ++i) d[i] = w0 * r0[i] + w1 * r1[i];
+      continue;
+    }
     for (int64_t i = 0; i < w_out; ++i) d[i] = w0 * r0[i];
     for (int64_t t = 1; t < slots; ++t) {
       const V wt = static_cast<V>(w[t]);

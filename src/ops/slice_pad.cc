@@ -148,7 +148,11 @@ Status PadCompute(KernelContext& ctx) {
   const int64_t out_row = out_shape[last], in_row = x.dim(rank - 1);
   const int64_t left = before[last];
   const std::vector<int64_t>& lmap = maps[last];
-  const void* fill_p = fill.raw_data();
+  // One output row of the constant: constant rows and constant borders are single copies.
+  Tensor fill_row = Tensor::Empty(dt, {out_row});
+  for (int64_t k = 0; k < out_row; ++k)
+    CopyElems(dt, ElemPtr(fill_row.raw_mutable_data(), dt, k), fill.raw_data(), 1);
+  const void* fill_p = fill_row.raw_data();
   const int64_t rows = total / out_row;
   std::vector<int64_t> idx(last, 0);
   for (int64_t r = 0; r < rows; ++r) {
@@ -164,18 +168,20 @@ Status PadCompute(KernelContext& ctx) {
       src_off += s * istr[d];
     }
     if (constant_row) {
-      for (int64_t k = 0; k < out_row; ++k) CopyElems(dt, ElemPtr(dst, dt, k), fill_p, 1);
+      CopyElems(dt, dst, fill_p, out_row);
     } else {
       const void* src = ElemPtr(x.raw_data(), dt, src_off);
-      for (int64_t k = 0; k < left && k < out_row; ++k) {
-        int64_t s = lmap[static_cast<size_t>(k)];
-        CopyElems(dt, ElemPtr(dst, dt, k), s < 0 ? fill_p : ElemPtr(src, dt, s), 1);
+      const int64_t right = out_row - left - in_row;
+      if (mode == PadMode::kConstant) {
+        CopyElems(dt, dst, fill_p, left);
+        CopyElems(dt, ElemPtr(dst, dt, left + in_row), fill_p, right);
+      } else {
+        for (int64_t k = 0; k < left; ++k)
+          CopyElems(dt, ElemPtr(dst, dt, k), ElemPtr(src, dt, lmap[static_cast<size_t>(k)]), 1);
+        for (int64_t k = left + in_row; k < out_row; ++k)
+          CopyElems(dt, ElemPtr(dst, dt, k), ElemPtr(src, dt, lmap[static_cast<size_t>(k)]), 1);
       }
       CopyElems(dt, ElemPtr(dst, dt, left), src, in_row);
-      for (int64_t k = left + in_row; k < out_row; ++k) {
-        int64_t s = lmap[static_cast<size_t>(k)];
-        CopyElems(dt, ElemPtr(dst, dt, k), s < 0 ? fill_p : ElemPtr(src, dt, s), 1);
-      }
     }
     for (int d = static_cast<int>(last) - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < out_shape[static_cast<size_t>(d)]) break;

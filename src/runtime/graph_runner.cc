@@ -57,8 +57,13 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
   r->graph_ = &graph;
   r->model_ = &model;
   r->pool_ = pool;
+  // Only the top-level graph adds the file name; nested errors already carry it.
+  const bool top = graph.parent == nullptr && graph.name.find("/function") == std::string::npos;
   const std::string file = model.path.empty() ? "<model>" : model.path;
-  VT_ASSIGN_OR_RETURN(auto order, graph.TopologicalOrder());
+  auto with_file = [&](Status st) { return top ? std::move(st).WithContext(file) : std::move(st); };
+  auto order_or = graph.TopologicalOrder();
+  if (!order_or.ok()) return with_file(order_or.take_status());
+  std::vector<size_t> order = std::move(order_or).value();
 
   auto slot = [&](const std::string& n) {
     auto it = r->slot_of_.find(n);
@@ -108,7 +113,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     auto k = CreateKernel(node, graph, model);
     if (!k.ok()) {
       // Keep going on unsupported ops so one error lists all of them.
-      if (k.status().code() != StatusCode::kUnimplemented) return k.take_status().WithContext(file);
+      if (k.status().code() != StatusCode::kUnimplemented) return with_file(k.take_status());
       if (unsupported.size() < 8) unsupported.push_back(k.status().message());
       ++num_unsupported;
       continue;
@@ -120,7 +125,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     for (size_t i = 1; i < unsupported.size(); ++i) msg += "; " + unsupported[i];
     if (num_unsupported > unsupported.size())
       msg += "; and " + std::to_string(num_unsupported - unsupported.size()) + " more";
-    return Unimplemented(file + ": " + msg);
+    return with_file(Unimplemented(msg));
   }
   for (const auto& o : graph.outputs) {
     int s = ref(o.name);

@@ -1,5 +1,6 @@
 // `vtensor export MODEL --format json|stablehlo [--target T] -o OUT [--params OUT.irpa]
-// [--param-scope S] [--externalize-above BYTES] [--per-type-layouts] [--input-shape N=DxD...]`
+// [--param-scope S] [--externalize-above BYTES] [--per-type-layouts] [--input-shape N=DxD...]
+// [--input-value N=V,...]`
 // (issue #5 item 3). Load + capture, the target's passes, then one emitter. Everything is
 // built in memory first and written atomically, so a failed export leaves no file behind.
 #include <fmt/core.h>
@@ -44,6 +45,29 @@ Status ParseInputShape(const std::string& s, std::map<std::string, Shape>* out) 
   return Status::Ok();
 }
 
+// "sr=16000" or "scales=1,2" -> ("sr", [16000]).
+Status ParseInputValue(const std::string& s, std::map<std::string, std::vector<double>>* out) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    return InvalidArgument("--input-value '" + s + "': expected NAME=V[,V...]");
+  std::vector<double> vals;
+  size_t pos = eq + 1;
+  while (pos <= s.size()) {
+    size_t c = s.find(',', pos);
+    if (c == std::string::npos) c = s.size();
+    const std::string v = s.substr(pos, c - pos);
+    char* end = nullptr;
+    errno = 0;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || errno != 0)
+      return InvalidArgument("--input-value '" + s + "': '" + v + "' is not a number");
+    vals.push_back(d);
+    pos = c + 1;
+  }
+  (*out)[s.substr(0, eq)] = vals;
+  return Status::Ok();
+}
+
 int Fail(const std::string& msg) {
   fmt::print(stderr, "error: {}\n", msg);
   return 2;
@@ -64,6 +88,10 @@ int ExportCommand(const ExportArgs& a) {
   so.per_type_layouts = a.per_type_layouts;
   for (const auto& s : a.input_shapes) {
     Status st = ParseInputShape(s, &so.input_shapes);
+    if (!st.ok()) return Fail(st.message());
+  }
+  for (const auto& s : a.input_values) {
+    Status st = ParseInputValue(s, &so.input_values);
     if (!st.ok()) return Fail(st.message());
   }
   auto m = LoadModelForCompile(a.model);

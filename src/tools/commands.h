@@ -67,6 +67,7 @@ struct ExportArgs {
   int64_t externalize_above = 1024;  // bytes; weights larger than this go to --params
   bool per_type_layouts = false;
   std::vector<std::string> input_shapes;  // NAME=D0xD1x...
+  std::vector<std::string> input_values;  // NAME=V[,V...]: input bound to a constant
 };
 int ExportCommand(const ExportArgs& a);  // 0 ok, 2 error (no output file written)
 

@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
                        "also attach #vt.layout<...> to the tensor types of laid-out weights");
   export_cmd->add_option("--input-shape", exp.input_shapes,
                          "static shape of an input, NAME=D0xD1x... (repeatable)");
+  export_cmd->add_option("--input-value", exp.input_values,
+                         "bind a scalar/1-D input to constants, NAME=V[,V...] (repeatable)");
 
   try {
     app.parse(argc, argv);

@@ -8,14 +8,18 @@
 namespace vt::kernels {
 
 void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float* y) {
-  for (size_t n = 0; n < p->count; ++n) y[n] = p->bias;
-  for (size_t t = 0; t < p->taps; ++t) {
-    const float wt = p->w[t];
-    const float* xt = x + p->off[t];
-    for (size_t n = 0; n < p->count; ++n) y[n] += wt * xt[n];
+  for (size_t r = 0; r < p->rows; ++r) {
+    float* yr = y + r * p->y_pitch;
+    const float* xr = x + r * p->x_pitch;
+    for (size_t i = 0; i < p->width; ++i) yr[i] = p->bias;
+    for (size_t t = 0; t < p->taps; ++t) {
+      const float wt = p->w[t];
+      const float* xt = xr + p->off[t];
+      for (size_t i = 0; i < p->width; ++i) yr[i] += wt * xt[i];
+    }
+    if (p->clamp)
+      for (size_t i = 0; i < p->width; ++i) yr[i] = std::min(std::max(yr[i], p->min), p->max);
   }
-  if (p->clamp)
-    for (size_t n = 0; n < p->count; ++n) y[n] = std::min(std::max(y[n], p->min), p->max);
 }
 
 namespace {

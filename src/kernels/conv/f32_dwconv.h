@@ -2,10 +2,12 @@
 //
 // The channel's padded input is first rearranged into phase planes (f32_conv_pack.h, C = 1),
 // which turns any 1-D/2-D depthwise convolution, whatever its stride, dilation and padding,
-// into a flat multi-tap filter over the "wide" output grid n = oh * Wq + ow:
-//   y[n] = bias + sum_{t < taps} w[t] * x[off[t] + n],   n < count
-// followed by an optional min/max clamp. The caller drops the junk columns ow >= OW. Working on
-// the flat grid keeps every vector full even for narrow feature maps (no row edges).
+// into a multi-tap filter over rows of the "wide" output grid (row pitch Wq):
+//   y[r * y_pitch + i] = bias + sum_{t < taps} w[t] * x[off[t] + r * x_pitch + i]
+// for r < rows, i < width, followed by an optional min/max clamp. Narrow maps run as one flat
+// row (rows = 1, width = OH * Wq; the caller drops the junk columns), wide ones row by row
+// straight into Y. Kernels may block several rows so that one input load feeds the taps of
+// several output rows (taps whose offsets differ by multiples of x_pitch).
 #pragma once
 
 #include <cstddef>
@@ -15,9 +17,12 @@
 namespace vt::kernels {
 
 struct F32DwConvParams {
-  size_t count;        // outputs
+  size_t width;        // outputs per row
+  size_t rows;         // output rows
+  size_t x_pitch;      // floats between consecutive rows of x
+  size_t y_pitch;      // floats between consecutive rows of y
   size_t taps;         // filter taps
-  const int64_t* off;  // [taps] input offsets (x[off[t] + n] must be readable for n < count)
+  const int64_t* off;  // [taps] input offsets; x[off[t] + r * x_pitch + i] readable
   const float* w;      // [taps]
   float bias;
   bool clamp = false;
@@ -28,7 +33,8 @@ using F32DwConvFn = void (*)(const F32DwConvParams* p, const float* x, float* y)
 
 // Scalar reference twin and portable fallback.
 void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float* y);
-// AVX-512F: 64 outputs per step (4 independent accumulators), masked tail.
+// AVX-512F: blocks of 4 rows x 32 outputs (one load per distinct input offset, 8
+// accumulators), single rows 128 outputs per step; masked tails.
 void f32_dwconv_multitap_avx512(const F32DwConvParams* p, const float* x, float* y);
 
 struct F32DwConvKernel {

@@ -21,23 +21,32 @@ TEST_P(DwConvTest, MatchesReference) {
   if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
   std::mt19937 g(7);
   std::uniform_real_distribution<float> d(-1, 1);
-  for (size_t count : {1, 7, 16, 17, 33, 63, 64, 65, 257}) {
-    for (size_t taps : {1, 3, 9, 25}) {
-      std::vector<int64_t> off(taps);
-      for (size_t t = 0; t < taps; ++t) off[t] = static_cast<int64_t>((t * 7) % 19);
-      std::vector<float> x(count + 32), w(taps);
-      for (auto& v : x) v = d(g);
-      for (auto& v : w) v = d(g);
-      F32DwConvParams p{count, taps, off.data(), w.data(), 0.25f};
-      p.clamp = taps == 9;
-      p.min = -0.5f;
-      p.max = 0.5f;
-      std::vector<float> got(count + 8, NAN), want(count + 8, NAN);
-      kr.fn(&p, x.data(), got.data());
-      f32_dwconv_multitap_scalar(&p, x.data(), want.data());
-      for (size_t i = 0; i < count; ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-5f) << kr.name << " count=" << count << " taps=" << taps;
-      for (size_t i = count; i < count + 8; ++i) ASSERT_TRUE(std::isnan(got[i])) << "overrun";
+  for (size_t rows : {1, 3, 4, 9}) {
+    for (size_t width : {1, 7, 16, 17, 33, 63, 64, 65, 129, 257}) {
+      for (size_t taps : {1, 3, 9, 25}) {
+        const size_t x_pitch = width + 5, y_pitch = width + 3;
+        // Offsets on a (row, column) grid so that rows share loads, plus an odd one.
+        std::vector<int64_t> off(taps);
+        for (size_t t = 0; t < taps; ++t)
+          off[t] = static_cast<int64_t>((t / 3) * x_pitch + t % 3 + (t == 7 ? 11 : 0));
+        std::vector<float> x(rows * x_pitch + 10 * x_pitch + 64), w(taps);
+        for (auto& v : x) v = d(g);
+        for (auto& v : w) v = d(g);
+        F32DwConvParams p{width, rows, x_pitch, y_pitch, taps, off.data(), w.data(), 0.25f};
+        p.clamp = taps == 9;
+        p.min = -0.5f;
+        p.max = 0.5f;
+        std::vector<float> got(rows * y_pitch, NAN), want(rows * y_pitch, NAN);
+        kr.fn(&p, x.data(), got.data());
+        f32_dwconv_multitap_scalar(&p, x.data(), want.data());
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t i = 0; i < width; ++i)
+            ASSERT_NEAR(got[r * y_pitch + i], want[r * y_pitch + i], 1e-5f)
+                << kr.name << " rows=" << rows << " width=" << width << " taps=" << taps;
+          for (size_t i = width; i < y_pitch; ++i)
+            ASSERT_TRUE(std::isnan(got[r * y_pitch + i])) << "overrun";
+        }
+      }
     }
   }
 }
@@ -83,7 +92,9 @@ TEST(DwConvPhasePlanes, MatchesDirect) {
               for (size_t t = 0; t < off.size(); ++t)
                 off[t] = F32ConvPhasePlanesTapOffset(pl, t);
               std::vector<float> wide(static_cast<size_t>(OH * pl.Wq));
-              F32DwConvParams p{wide.size(), off.size(), off.data(), w.data(), 0.5f};
+              F32DwConvParams p{static_cast<size_t>(pl.Wq), static_cast<size_t>(OH),
+                                static_cast<size_t>(pl.Wq), static_cast<size_t>(pl.Wq),
+                                off.size(), off.data(), w.data(), 0.5f};
               kr.fn(&p, planes.data(), wide.data());
               for (int64_t oh = 0; oh < OH; ++oh)
                 for (int64_t ow = 0; ow < OW; ++ow) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "kernels/cpu/flush_denormals.h"
+
 namespace vt::kernels {
 namespace {
 
@@ -28,6 +30,7 @@ Scratch& ThreadScratch() {
 void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t n_begin,
               size_t n_end, size_t K, const float* a_panels, const F32GemmB& b, float* c,
               size_t ldc, const F32GemmEpilogue& ep) {
+  const ScopedFlushDenormals ftz;
   const size_t mr = kernel.mr, nr = kernel.nr;
   const size_t kc_max = std::min(kKc, std::max<size_t>(K, 1));
   const size_t nc_max = std::max(nr, kNc / nr * nr);

@@ -5,7 +5,8 @@
 // (f32_gemm_table.h) per MR x NR tile. B may be prepacked panels (constant weights), a plain
 // matrix, or a callback that produces panel blocks on demand (im2col for Conv). With
 // threads > 1 the tiles are split over OpenMP threads; the result does not depend on the
-// thread count (each C element is reduced in the same order).
+// thread count (each C element is reduced in the same order). Subnormal operands and results
+// are flushed to zero while the microkernels run (kernels/cpu/flush_denormals.h).
 #pragma once
 
 #include <cstddef>

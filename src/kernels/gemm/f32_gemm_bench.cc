@@ -4,7 +4,8 @@
 // single-threaded, so that other processes on a shared machine distort less).
 //
 // usage: vt_f32_gemm_bench [--threads T] [--reps R] [M N K [bmode]]...
-//   bmode: panels (prepacked B, default), kn (B packed per call), nk (transposed B)
+//   bmode: panels (prepacked B, default), kn (B read in place), knp (B rows packed per
+//   call), nk (transposed B)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,8 +52,9 @@ double Run(const F32GemmKernel& kr, const Shape& s, int threads, int reps) {
   F32Panels bp = vt::kernels::MakeF32PanelsFromKn(kr.nr, s.k, s.n, b.data(), s.n);
   F32GemmA A{F32GemmA::Kind::kMk, a.data(), s.k, nullptr};
   F32GemmB B;
-  if (s.bmode == "kn") {
+  if (s.bmode == "kn" || s.bmode == "knp") {
     B = {F32GemmB::Kind::kKn, b.data(), s.n};
+    B.pack_rows = s.bmode == "knp";
   } else if (s.bmode == "nk") {
     B = {F32GemmB::Kind::kNk, b.data(), s.k};
   } else {
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
               std::strtoul(argv[i + 2], nullptr, 10), "panels"};
       i += 2;
       if (i + 1 < argc && (!std::strcmp(argv[i + 1], "kn") || !std::strcmp(argv[i + 1], "nk") ||
+                           !std::strcmp(argv[i + 1], "knp") ||
                            !std::strcmp(argv[i + 1], "panels")))
         s.bmode = argv[++i];
       shapes.push_back(s);

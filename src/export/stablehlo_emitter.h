@@ -1,0 +1,167 @@
+// The StableHLO text builder and per-node conversion context (internal to src/export).
+//
+// Ops are written in MLIR's generic form ("stablehlo.add"(%a, %b) : (T, T) -> T) with the
+// attribute syntax of the StableHLO specification (openxla/stablehlo docs/spec.md). SSA names
+// are numbered once per function so nested regions never shadow. ONNX value names map to SSA
+// values through a stack of scopes (one per region); initializers are materialized at first
+// use in the current scope, as a stablehlo.constant or a util.global.load of an externalized
+// parameter.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vtensor/base/status.h"
+#include "vtensor/graph/graph.h"
+
+namespace vt::hlo {
+
+struct Val {
+  std::string ref;   // "%12", "%arg0"
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  std::string type;  // full MLIR type (may carry a #vt.layout encoding)
+};
+
+// How initializers are materialized (owned by the exporter, stablehlo_export.cc).
+class ConstantSource {
+ public:
+  virtual ~ConstantSource() = default;
+  // Emits the value of initializer `name` (tensor `t`) into the current region.
+  virtual Expected<Val> Materialize(const std::string& name, const Tensor& t) = 0;
+};
+
+class Emitter {
+ public:
+  explicit Emitter(int indent) : indent_(indent) {}
+
+  // ---- raw emission ----
+  // Emits `%N = "op"(operands) {attrs} : (types) -> result_type` and returns %N.
+  Val Op(const std::string& op, const std::vector<Val>& operands, const std::string& attrs,
+         DType dt, const Shape& shape);
+  // As Op with one region per `regions` entry (each already-indented text, including its
+  // block header and terminator) and several results.
+  std::vector<Val> OpWithRegions(const std::string& op, const std::vector<Val>& operands,
+                                 const std::vector<std::string>& regions, const std::string& attrs,
+                                 const std::vector<std::pair<DType, Shape>>& results);
+  // Emits a line verbatim (with indentation).
+  void Line(const std::string& s);
+  // A fresh SSA name ("%N").
+  std::string Fresh();
+  // Starts a nested region (for stablehlo.if): subsequent ops go to a new buffer; EndRegion
+  // returns its text (without braces).
+  void BeginRegion();
+  std::string EndRegion();
+  const std::string& text() const { return bufs_.front(); }
+  std::string TakeText() { return std::move(bufs_.front()); }
+  int indent() const { return indent_; }
+
+  // ---- helpers building common ops ----
+  Val Constant(const std::string& dense_literal, DType dt, const Shape& shape);
+  Expected<Val> ConstantTensor(const Tensor& t);
+  Val Scalar(double v, DType dt);                    // tensor<dt> constant
+  Val Splat(double v, DType dt, const Shape& shape);  // broadcast of a scalar constant
+  Val Reshape(const Val& v, const Shape& shape);
+  Val Transpose(const Val& v, const std::vector<int64_t>& perm);
+  Val Convert(const Val& v, DType dt);
+  Val BroadcastInDim(const Val& v, const Shape& shape, const std::vector<int64_t>& dims);
+  // Numpy (right-aligned) broadcast of `v` to `shape`; returns v itself when equal.
+  Val BroadcastTo(const Val& v, const Shape& shape);
+  Val Slice(const Val& v, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+            const std::vector<int64_t>& strides);
+  Val Reverse(const Val& v, const std::vector<int64_t>& dims);
+  Val Concat(const std::vector<Val>& vs, int64_t dim);
+  // Element-wise binary op on equal shapes (result dtype = operand dtype).
+  Val Binary(const std::string& op, const Val& a, const Val& b);
+  Val Unary(const std::string& op, const Val& a);
+  // stablehlo.compare with direction EQ/NE/LT/LE/GT/GE; result i1.
+  Val Compare(const std::string& dir, const Val& a, const Val& b);
+  Val Select(const Val& pred, const Val& a, const Val& b);
+  Val Clamp(const Val& lo, const Val& x, const Val& hi);
+  // stablehlo.reduce over `dims` with body op ("stablehlo.add", "stablehlo.maximum", ...) and
+  // the scalar init value `init`. Result shape drops `dims`.
+  Val Reduce(const Val& v, const std::vector<int64_t>& dims, const std::string& body_op, double init);
+  // stablehlo.dot_general.
+  Val DotGeneral(const Val& lhs, const Val& rhs, const std::vector<int64_t>& lb,
+                 const std::vector<int64_t>& rb, const std::vector<int64_t>& lc,
+                 const std::vector<int64_t>& rc, const Shape& result);
+  // stablehlo.reduce_window.
+  Val ReduceWindow(const Val& v, const std::string& body_op, double init,
+                   const std::vector<int64_t>& window, const std::vector<int64_t>& strides,
+                   const std::vector<std::pair<int64_t, int64_t>>& padding, const Shape& result);
+
+ private:
+  std::string BodyRegion(const std::string& body_op, DType dt);
+  int next_ = 0;
+  int indent_;
+  std::vector<std::string> bufs_{std::string()};
+};
+
+// The conversion of one ONNX node.
+class NodeContext {
+ public:
+  NodeContext(const Node& node, const Graph& graph, Emitter& e,
+              std::function<Expected<Val>(const std::string&)> lookup,
+              std::function<Status(const Graph&, const std::vector<Val>&, std::vector<Val>*)> sub)
+      : node_(node), graph_(graph), e_(e), lookup_(std::move(lookup)), sub_(std::move(sub)) {}
+
+  const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
+  Emitter& e() { return e_; }
+  size_t num_inputs() const { return node_.inputs.size(); }
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+  Expected<Val> In(size_t i);
+  // The constant value of input i (an initializer visible here), or null.
+  const Tensor* Const(size_t i) const;
+  // Constant input i as int64 values (any integer dtype). Errors when absent or not constant.
+  Expected<std::vector<int64_t>> ConstInts(size_t i) const;
+  // Static type of output o.
+  DType OutDType(size_t o) const;
+  Shape OutShape(size_t o) const;
+  // Static type of input i (from the graph's values).
+  Shape InShape(size_t i) const;
+  DType InDType(size_t i) const;
+  void Set(size_t o, Val v) { outputs_[o] = std::move(v); }
+  std::map<size_t, Val>& outputs() { return outputs_; }
+  // Converts a subgraph with the given argument values (If branches use none); appends its
+  // output values.
+  Status Subgraph(const Graph& g, const std::vector<Val>& args, std::vector<Val>* outs) {
+    return sub_(g, args, outs);
+  }
+  Status Error(const std::string& msg) const { return InvalidArgument(node_.Describe() + ": " + msg); }
+  Status Unsupported(const std::string& msg) const {
+    return Unimplemented(node_.Describe() + ": " + msg);
+  }
+
+ private:
+  const Node& node_;
+  const Graph& graph_;
+  Emitter& e_;
+  std::function<Expected<Val>(const std::string&)> lookup_;
+  std::function<Status(const Graph&, const std::vector<Val>&, std::vector<Val>*)> sub_;
+  std::map<size_t, Val> outputs_;
+};
+
+using Converter = Status (*)(NodeContext& cx);
+
+// The converter of an ONNX op (default domain), or null. Tables live in the stablehlo_*.cc
+// files, one per op family; this function joins them.
+Converter FindConverter(const std::string& op_type);
+// Every op with a converter, sorted (for docs and tests).
+std::vector<std::string> SupportedOps();
+
+// Per-family tables.
+void AddElementwiseConverters(std::map<std::string, Converter>& m);
+void AddShapeConverters(std::map<std::string, Converter>& m);
+void AddNnConverters(std::map<std::string, Converter>& m);
+void AddReduceConverters(std::map<std::string, Converter>& m);
+void AddRnnConverters(std::map<std::string, Converter>& m);
+void AddControlConverters(std::map<std::string, Converter>& m);
+
+// Normalizes an ONNX axis (may be negative) against `rank`. Errors name the node.
+Expected<int64_t> NormAxis(const NodeContext& cx, int64_t axis, int64_t rank);
+
+}  // namespace vt::hlo

@@ -1,0 +1,248 @@
+#include "vtensor/export/stablehlo_export.h"
+
+#include <set>
+
+#include "export/mlir_text.h"
+#include "export/stablehlo_emitter.h"
+#include "vtensor/export/layout_attr.h"
+#include "vtensor/graph/tensor_meta.h"
+#include "vtensor/layout/layout_pack.h"
+#include "vtensor/layout/layout_text.h"
+#include "vtensor/passes/static_shapes.h"
+
+namespace vt {
+
+namespace {
+
+using hlo::Emitter;
+using hlo::NodeContext;
+using hlo::Val;
+
+// The initializer `name` visible from `g` and the spec that describes it (in its owner graph).
+struct ConstRef {
+  const Tensor* tensor = nullptr;
+  const TensorSpec* spec = nullptr;
+};
+
+ConstRef FindConst(const Graph& g, const std::string& name) {
+  for (const Graph* s = &g; s != nullptr; s = s->parent) {
+    auto it = s->initializers.find(name);
+    if (it != s->initializers.end()) {
+      auto vs = s->values.find(name);
+      return {&it->second, vs == s->values.end() ? nullptr : &vs->second};
+    }
+    for (const auto& in : s->inputs)
+      if (in.name == name) return {};
+    for (const auto& n : s->nodes)
+      for (const auto& o : n.outputs)
+        if (o == name) return {};
+  }
+  return {};
+}
+
+class Exporter {
+ public:
+  Exporter(const StableHloOptions& o) : opts_(o), e_(4) {}
+
+  Expected<StableHloModule> Run(const Model& model) {
+    const Graph& g = *model.graph;
+    scopes_.push_back({&g, {}});
+    std::string sig;
+    int argn = 0;
+    for (const GraphIO* in : g.RealInputs()) {
+      const TensorSpec& spec = in->spec;
+      const Shape shape = StaticShape(spec);
+      if (mlir::ElementType(spec.dtype()).empty())
+        return Unimplemented("input '" + in->name + "': dtype " + DTypeName(spec.dtype()) +
+                             " has no MLIR element type");
+      Val v{"%arg" + std::to_string(argn++), spec.dtype(), shape, mlir::TensorType(spec.dtype(), shape)};
+      scopes_.back().vals[in->name] = v;
+      sig += (sig.empty() ? "" : ", ") + v.ref + ": " + v.type + " {vt.name = " + mlir::Quote(in->name) + "}";
+    }
+    VT_RETURN_IF_ERROR(ConvertGraph(g));
+    std::string results, refs, types;
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      VT_ASSIGN_OR_RETURN(Val v, Lookup(g.outputs[i].name));
+      results += (i ? ", " : "") + v.type + " {vt.name = " + mlir::Quote(g.outputs[i].name) + "}";
+      refs += (i ? ", " : "") + v.ref;
+      types += (i ? ", " : "") + v.type;
+    }
+    e_.Line("\"func.return\"(" + refs + ") : (" + types + ") -> ()");
+
+    std::string attrs;
+    if (!opts_.target.empty()) attrs += "vt.target = " + mlir::Quote(opts_.target);
+    if (!layouts_.empty()) {
+      std::string d;
+      for (const auto& [name, l] : layouts_)
+        d += std::string(d.empty() ? "" : ",\n    ") + mlir::Quote(name) + " = " +
+             LayoutFactsToMlir(DescribeLayout(l));
+      attrs += std::string(attrs.empty() ? "" : ",\n  ") + "vt.tensor_layouts = {\n    " + d + "}";
+    }
+    StableHloModule out;
+    out.mlir = attrs.empty() ? "module {\n" : "module attributes {" + attrs + "} {\n";
+    for (const auto& decl : global_decls_) out.mlir += "  " + decl + "\n";
+    out.mlir += "  func.func @main(" + sig + ") -> (" + results + ") {\n";
+    out.mlir += e_.TakeText();
+    out.mlir += "  }\n}\n";
+    out.params = std::move(params_);
+    return out;
+  }
+
+ private:
+  struct Scope {
+    const Graph* graph;
+    std::map<std::string, Val> vals;
+  };
+
+  Expected<Val> Lookup(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto v = it->vals.find(name);
+      if (v != it->vals.end()) return v->second;
+    }
+    ConstRef c = FindConst(*scopes_.back().graph, name);
+    if (c.tensor == nullptr) return InvalidArgument("value '" + name + "' is used before it is defined");
+    VT_ASSIGN_OR_RETURN(Val v, Materialize(name, *c.tensor, c.spec));
+    scopes_.back().vals[name] = v;
+    return v;
+  }
+
+  Expected<Val> Materialize(const std::string& name, const Tensor& t, const TensorSpec* spec) {
+    std::optional<Layout> layout;
+    if (spec != nullptr) {
+      auto l = TensorLayout(*spec);
+      if (!l.ok()) return l.take_status().WithContext("value '" + name + "'");
+      layout = *l;
+    }
+    if (layout) layouts_[name] = *layout;
+    if (mlir::ElementType(t.dtype()).empty())
+      return Unimplemented("value '" + name + "': dtype " + DTypeName(t.dtype()) + " has no MLIR element type");
+    const bool external = opts_.externalize && static_cast<int64_t>(t.nbytes()) > opts_.externalize_above &&
+                          t.dtype() != DType::kBool;
+    if (!external) {
+      auto v = e_.ConstantTensor(t);
+      if (!v.ok()) return v.take_status().WithContext("value '" + name + "'");
+      return *v;
+    }
+    auto g = globals_.find(name);
+    if (g == globals_.end()) {
+      std::string key = name;
+      for (int k = 1; keys_.count(key); ++k) key = name + "#" + std::to_string(k);
+      keys_.insert(key);
+      ExternalParam p;
+      p.key = key;
+      const Tensor dense = t.Contiguous();
+      if (layout && !(layout->is_strided() && layout->is_contiguous() && layout->offset() == 0)) {
+        if (t.dtype() != DType::kFloat32)
+          return Unimplemented("value '" + name + "': packing a " + std::string(DTypeName(t.dtype())) +
+                               " weight into its layout");
+        Layout enc = *layout;
+        if (enc.encoding() == Encoding::kUnspecified) {
+          VT_ASSIGN_OR_RETURN(enc, Layout::Strided(enc.shape(), enc.strides(), enc.offset(), Encoding::kF32));
+        }
+        auto bytes = PackFloats(dense.data<float>(), enc);
+        if (!bytes.ok()) return bytes.take_status().WithContext("value '" + name + "'");
+        p.bytes = std::move(*bytes);
+        p.layout_text = LayoutToText(*layout);
+      } else {
+        const auto* b = static_cast<const uint8_t*>(dense.raw_data());
+        p.bytes.assign(b, b + dense.nbytes());
+        if (layout) p.layout_text = LayoutToText(*layout);
+      }
+      std::string encoding;
+      if (opts_.per_type_layouts && layout) encoding = "#vt.layout<" + LayoutFactsToMlir(DescribeLayout(*layout)) + ">";
+      const std::string type = mlir::TensorType(t.dtype(), t.shape(), encoding);
+      global_decls_.push_back("\"util.global\"() {sym_name = " + mlir::Quote(key) +
+                              ", sym_visibility = \"private\", type = " + type +
+                              ", initial_value = #flow.parameter.named<" + mlir::Quote(opts_.param_scope) +
+                              "::" + mlir::Quote(key) + "> : " + type + "} : () -> ()");
+      params_.push_back(std::move(p));
+      g = globals_.emplace(name, Global{key, type}).first;
+    }
+    Val v{e_.Fresh(), t.dtype(), t.shape(), g->second.type};
+    e_.Line(v.ref + " = \"util.global.load\"() {global = @" + mlir::Quote(g->second.key) + "} : () -> " + v.type);
+    return v;
+  }
+
+  Status ConvertGraph(const Graph& g) {
+    VT_ASSIGN_OR_RETURN(std::vector<size_t> order, g.TopologicalOrder());
+    for (size_t idx : order) {
+      const Node& node = g.nodes[idx];
+      hlo::Converter conv = node.domain.empty() ? hlo::FindConverter(node.op_type) : nullptr;
+      if (conv == nullptr)
+        return Unimplemented(node.Describe() + ": op '" + (node.domain.empty() ? "" : node.domain + ".") +
+                             node.op_type + "' has no StableHLO conversion");
+      NodeContext cx(
+          node, g, e_, [this](const std::string& n) { return Lookup(n); },
+          [this](const Graph& sg, const std::vector<Val>& args, std::vector<Val>* outs) {
+            return ConvertSubgraph(sg, args, outs);
+          });
+      Status st = conv(cx);
+      if (!st.ok()) {
+        if (st.message().find(node.Describe()) == std::string::npos) st.WithContext(node.Describe());
+        return st;
+      }
+      for (size_t o = 0; o < node.outputs.size(); ++o) {
+        if (node.outputs[o].empty()) continue;
+        auto it = cx.outputs().find(o);
+        if (it == cx.outputs().end())
+          return Unimplemented(node.Describe() + ": output " + std::to_string(o) + " is not converted");
+        if (it->second.shape != cx.OutShape(o) || it->second.dtype != cx.OutDType(o))
+          return Internal(node.Describe() + ": converted output " + std::to_string(o) + " is " +
+                          std::string(DTypeName(it->second.dtype)) + ShapeToString(it->second.shape) +
+                          ", the graph says " + DTypeName(cx.OutDType(o)) + ShapeToString(cx.OutShape(o)));
+        scopes_.back().vals[node.outputs[o]] = it->second;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ConvertSubgraph(const Graph& g, const std::vector<Val>& args, std::vector<Val>* outs) {
+    scopes_.push_back({&g, {}});
+    size_t k = 0;
+    for (const GraphIO* in : g.RealInputs()) {
+      if (k >= args.size()) {
+        scopes_.pop_back();
+        return InvalidArgument("subgraph '" + g.name + "' expects more arguments");
+      }
+      scopes_.back().vals[in->name] = args[k++];
+    }
+    Status st = ConvertGraph(g);
+    for (size_t i = 0; st.ok() && i < g.outputs.size(); ++i) {
+      auto v = Lookup(g.outputs[i].name);
+      if (!v.ok()) st = v.take_status();
+      else outs->push_back(*v);
+    }
+    scopes_.pop_back();
+    return st;
+  }
+
+  struct Global {
+    std::string key;
+    std::string type;
+  };
+
+  const StableHloOptions& opts_;
+  Emitter e_;
+  std::vector<Scope> scopes_;
+  std::map<std::string, Layout> layouts_;
+  std::map<std::string, Global> globals_;
+  std::vector<std::string> global_decls_;
+  std::vector<ExternalParam> params_;
+  std::set<std::string> keys_;
+};
+
+}  // namespace
+
+Expected<StableHloModule> ExportStableHlo(Model& model, const StableHloOptions& opts) {
+  if (!model.graph) return InvalidArgument("model has no graph");
+  StaticShapeOptions so;
+  so.input_shapes = opts.input_shapes;
+  so.input_values = opts.input_values;
+  VT_RETURN_IF_ERROR(SpecializeShapes(model, so));
+  Exporter ex(opts);
+  return ex.Run(model);
+}
+
+std::vector<std::string> StableHloSupportedOps() { return hlo::SupportedOps(); }
+
+}  // namespace vt

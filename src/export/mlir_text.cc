@@ -129,7 +129,7 @@ Expected<std::string> DenseLiteral(const Tensor& t0) {
   for (int64_t i = 1; i < t.numel() && splat; ++i)
     splat = std::memcmp(bytes, bytes + i * static_cast<int64_t>(es), es) == 0;
   if (splat) return "dense<" + ElementLiteral(t, 0) + ">";
-  if (t.numel() == 0) return std::string("dense<[]>");
+  if (t.numel() == 0) return std::string("dense<>");
   if (t.dtype() == DType::kBool) {
     std::string s = "dense<";
     int64_t flat = 0;

@@ -30,9 +30,6 @@
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
 
-#include <ctime>  // NNPROF
-#include <cstdio>  // NNPROF
-#include <cstdlib>  // NNPROF
 namespace vt::ops {
 namespace {
 
@@ -64,6 +61,14 @@ void PermuteTapMajor(const float* w, int64_t mg, int64_t c, int64_t taps, float*
   for (int64_t m = 0; m < mg; ++m)
     for (int64_t ci = 0; ci < c; ++ci)
       for (int64_t t = 0; t < taps; ++t) dst[(m * taps + t) * c + ci] = w[(m * c + ci) * taps + t];
+}
+
+// Outputs with only a few columns (a 1-D signal convolved down to a handful of frames) would
+// leave most lanes of a wide tile idle; the narrow kernel of the same MR reads the same panels.
+const kernels::F32GemmKernel& KernelForColumns(const kernels::F32GemmKernel& wide, size_t cols) {
+  if (cols > 8) return wide;
+  const kernels::F32GemmKernel* narrow = kernels::F32GemmNarrowKernel(wide.mr);
+  return narrow != nullptr ? *narrow : wide;
 }
 
 // Per-thread buffers reused across calls (large fresh allocations would page-fault on every
@@ -126,7 +131,6 @@ class ConvKernel final : public OpKernel {
 };
 
 Status ConvKernel::Compute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor W, ctx.RequireTensor(1));
   const DType dt = X.dtype();
@@ -318,15 +322,16 @@ Status ConvKernel::Compute(KernelContext& ctx) {
            kernels::PackF32ConvPhasePlanesToPanelsNr, &pl};
     }
     const size_t cols = static_cast<size_t>((oh1 - oh0) * pl.Wq);
+    const kernels::F32GemmKernel& kr = KernelForColumns(gemm, cols);
     F32GemmEpilogue ep;
     ep.bias_m = bias;
     if (pl.Wq == ow) {  // no junk columns: write Y directly
-      F32Gemm(gemm, static_cast<size_t>(Mg), cols, static_cast<size_t>(K), A, B, yg + oh0 * ow,
+      F32Gemm(kr, static_cast<size_t>(Mg), cols, static_cast<size_t>(K), A, B, yg + oh0 * ow,
               static_cast<size_t>(out_sz), ep, gemm_threads);
       return;
     }
     sc.wide.Resize(static_cast<size_t>(Mg) * cols);
-    F32Gemm(gemm, static_cast<size_t>(Mg), cols, static_cast<size_t>(K), A, B, sc.wide.data(),
+    F32Gemm(kr, static_cast<size_t>(Mg), cols, static_cast<size_t>(K), A, B, sc.wide.data(),
             cols, ep, gemm_threads);
     for (int64_t m = 0; m < Mg; ++m)
       for (int64_t r = 0; r < oh1 - oh0; ++r)
@@ -368,8 +373,9 @@ Status ConvKernel::Compute(KernelContext& ctx) {
       }
       F32GemmEpilogue ep;
       ep.bias_m = bias;
-      F32Gemm(gemm, static_cast<size_t>(Mg), static_cast<size_t>(out_sz), static_cast<size_t>(K),
-              A, B, yg, static_cast<size_t>(out_sz), ep, threads);
+      F32Gemm(KernelForColumns(gemm, static_cast<size_t>(out_sz)), static_cast<size_t>(Mg),
+              static_cast<size_t>(out_sz), static_cast<size_t>(K), A, B, yg,
+              static_cast<size_t>(out_sz), ep, threads);
     }
   }
   if (dt != DType::kFloat32) StoreF32As(yf, Y);

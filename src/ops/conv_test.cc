@@ -13,8 +13,8 @@ using namespace nntest;
 struct ConvCase {
   Shape x, w;  // X [N, C, ...], W [M, C/g, k...]
   int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads;  // empty = default
-  std::string auto_pad;
+  std::vector<int64_t> strides{}, dilations{}, pads{};  // empty = default
+  std::string auto_pad{};
   bool bias = true;
 };
 

@@ -12,8 +12,8 @@ using namespace nntest;
 struct CtCase {
   Shape x, w;  // X [N, C, ...], W [C, M/g, k...]
   int64_t group = 1;
-  std::vector<int64_t> strides, dilations, pads, output_padding, output_shape;
-  std::string auto_pad;
+  std::vector<int64_t> strides{}, dilations{}, pads{}, output_padding{}, output_shape{};
+  std::string auto_pad{};
   bool bias = true;
 };
 

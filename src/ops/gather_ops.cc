@@ -6,17 +6,6 @@
 namespace vt::ops {
 namespace {
 
-// Normalises `v` against `dim`; false when out of [-dim, dim-1].
-inline bool FixIndex(int64_t& v, int64_t dim) {
-  if (v < 0) v += dim;
-  return v >= 0 && v < dim;
-}
-
-Status IndexError(const KernelContext& ctx, int64_t v, int64_t dim) {
-  return ctx.Error("index " + std::to_string(v) + " out of range for dim of size " +
-                   std::to_string(dim));
-}
-
 Status GatherCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor d0, ctx.RequireTensor(0));
   const Tensor data = d0.Contiguous();
@@ -26,10 +15,7 @@ Status GatherCompute(KernelContext& ctx) {
   if (r == 0) return ctx.Error("data must have rank >= 1");
   VT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(ctx, ctx.node().GetInt("axis", 0), r));
   const int64_t dim = data.dim(static_cast<int>(axis));
-  for (auto& v : idx) {
-    const int64_t orig = v;
-    if (!FixIndex(v, dim)) return IndexError(ctx, orig, dim);
-  }
+  VT_RETURN_IF_ERROR(NormalizeIndices(ctx, idx, dim));
   const Shape& ds = data.shape();
   Shape out_shape(ds.begin(), ds.begin() + axis);
   out_shape.insert(out_shape.end(), ishape.begin(), ishape.end());
@@ -64,19 +50,7 @@ Status GatherElementsCompute(KernelContext& ctx) {
   const Shape ishape = ctx.input(1).shape();
   const int r = data.rank();
   if (r == 0) return ctx.Error("data must have rank >= 1");
-  if (static_cast<int>(ishape.size()) != r)
-    return ctx.Error("indices rank " + std::to_string(ishape.size()) + " differs from data rank " +
-                     std::to_string(r));
-  VT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(ctx, ctx.node().GetInt("axis", 0), r));
-  for (int d = 0; d < r; ++d)
-    if (d != axis && ishape[static_cast<size_t>(d)] > data.dim(d))
-      return ctx.Error("indices shape " + ShapeToString(ishape) + " exceeds data shape " +
-                       ShapeToString(data.shape()) + " on axis " + std::to_string(d));
-  const int64_t dim = data.dim(static_cast<int>(axis));
-  for (auto& v : idx) {
-    const int64_t orig = v;
-    if (!FixIndex(v, dim)) return IndexError(ctx, orig, dim);
-  }
+  VT_ASSIGN_OR_RETURN(int64_t axis, CheckElementsIndices(ctx, data.shape(), ishape, idx));
   const DType dt = data.dtype();
   Tensor out = ctx.AllocOutput(0, dt, ishape);
   const int64_t n = out.numel();
@@ -134,15 +108,9 @@ Status GatherNDCompute(KernelContext& ctx) {
   for (int64_t bi = 0; bi < batches; ++bi) {
     for (int64_t t = 0; t < tuples; ++t) {
       const int64_t* tup = &idx[static_cast<size_t>((bi * tuples + t) * m)];
-      int64_t off = bi * batch_stride;
-      for (int64_t j = 0; j < m; ++j) {
-        const int64_t dim = ds[static_cast<size_t>(b + j)];
-        int64_t v = tup[j];
-        if (!FixIndex(v, dim)) return IndexError(ctx, tup[j], dim);
-        off += v * dstr[static_cast<size_t>(b + j)];
-      }
+      VT_ASSIGN_OR_RETURN(int64_t off, IndexTupleOffset(ctx, tup, m, ds, dstr, b));
       CopyElems(dt, ElemPtr(out.raw_mutable_data(), dt, (bi * tuples + t) * slice),
-                ElemPtr(data.raw_data(), dt, off), slice);
+                ElemPtr(data.raw_data(), dt, bi * batch_stride + off), slice);
     }
   }
   return Status::Ok();

@@ -60,22 +60,7 @@ Status ScatterElementsImpl(KernelContext& ctx, Reduction red) {
   if (upd.shape() != ishape)
     return ctx.Error("updates shape " + ShapeToString(upd.shape()) + " differs from indices shape " +
                      ShapeToString(ishape));
-  if (static_cast<int>(ishape.size()) != r)
-    return ctx.Error("indices rank " + std::to_string(ishape.size()) + " differs from data rank " +
-                     std::to_string(r));
-  VT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(ctx, ctx.node().GetInt("axis", 0), r));
-  for (int d = 0; d < r; ++d)
-    if (d != axis && ishape[static_cast<size_t>(d)] > data.dim(d))
-      return ctx.Error("indices shape " + ShapeToString(ishape) + " exceeds data shape " +
-                       ShapeToString(data.shape()) + " on axis " + std::to_string(d));
-  const int64_t dim = data.dim(static_cast<int>(axis));
-  for (auto& v : idx) {
-    const int64_t orig = v;
-    if (v < 0) v += dim;
-    if (v < 0 || v >= dim)
-      return ctx.Error("index " + std::to_string(orig) + " out of range for axis of size " +
-                       std::to_string(dim));
-  }
+  VT_ASSIGN_OR_RETURN(int64_t axis, CheckElementsIndices(ctx, data.shape(), ishape, idx));
   const DType dt = data.dtype();
   Tensor out = ctx.AllocOutput(0, dt, data.shape());
   CopyToContiguous(data, out.raw_mutable_data());
@@ -140,17 +125,8 @@ Status ScatterNDCompute(KernelContext& ctx) {
   const int64_t slice = DimProduct(ds, static_cast<size_t>(k), ds.size());
   std::vector<int64_t> offs(static_cast<size_t>(tuples));
   for (int64_t t = 0; t < tuples; ++t) {
-    int64_t off = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      int64_t v = idx[static_cast<size_t>(t * k + j)];
-      const int64_t dim = ds[static_cast<size_t>(j)];
-      if (v < 0) v += dim;
-      if (v < 0 || v >= dim)
-        return ctx.Error("index " + std::to_string(idx[static_cast<size_t>(t * k + j)]) +
-                         " out of range for dim of size " + std::to_string(dim));
-      off += v * dstr[static_cast<size_t>(j)];
-    }
-    offs[static_cast<size_t>(t)] = off;
+    VT_ASSIGN_OR_RETURN(offs[static_cast<size_t>(t)],
+                        IndexTupleOffset(ctx, &idx[static_cast<size_t>(t * k)], k, ds, dstr, 0));
   }
   const DType dt = data.dtype();
   Tensor out = ctx.AllocOutput(0, dt, ds);

@@ -13,9 +13,6 @@
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
 
-#include <ctime>  // NNPROF
-#include <cstdio>  // NNPROF
-#include <cstdlib>  // NNPROF
 namespace vt::ops {
 namespace {
 
@@ -107,7 +104,6 @@ class MatMulKernel final : public OpKernel {
   }
 
   Status Compute(KernelContext& ctx) override {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     const DType dt = A.dtype();

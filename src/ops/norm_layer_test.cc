@@ -6,17 +6,7 @@
 namespace vt::ops {
 namespace {
 
-using normtest::ExpectClose;
-using normtest::Moments;
-using normtest::Random;
-using testing::AttrFloat;
-using testing::AttrInt;
-using testing::AttrInts;
-using testing::F32;
-using testing::MakeTensor;
-using testing::OpCall;
-using testing::RunOne;
-using testing::Values;
+using namespace normtest;
 
 TEST(LayerNorm, EveryAxisWithStatsAndBroadcastScale) {
   const Shape shape{2, 3, 5};

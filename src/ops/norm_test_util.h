@@ -12,6 +12,17 @@
 
 namespace vt::ops::normtest {
 
+// The op-test helpers every normalization test uses; a test pulls them (and the helpers
+// below) in with `using namespace normtest;`.
+using testing::AttrFloat;
+using testing::AttrInt;
+using testing::AttrInts;
+using testing::F32;
+using testing::MakeTensor;
+using testing::OpCall;
+using testing::RunOne;
+using testing::Values;
+
 inline std::vector<double> Random(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-2, 3);

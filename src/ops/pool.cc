@@ -16,9 +16,6 @@
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
 
-#include <ctime>  // NNPROF
-#include <cstdio>  // NNPROF
-#include <cstdlib>  // NNPROF
 namespace vt::ops {
 namespace {
 
@@ -279,7 +276,6 @@ Status WithFloatPlanes(KernelContext& ctx, const Tensor& X, const Shape& out_sha
 }
 
 Status AveragePoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   const bool ceil_mode = ctx.node().GetInt("ceil_mode", 0) != 0;
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, false, true, ceil_mode));
@@ -302,7 +298,6 @@ double LpExponent(const Node& node) {
 }
 
 Status LpPoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   const bool ceil_mode = ctx.node().GetInt("ceil_mode", 0) != 0;
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, false, true, ceil_mode));
@@ -314,7 +309,6 @@ Status LpPoolCompute(KernelContext& ctx) {
 }
 
 Status GlobalLpPoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, true, false, false));
   const double p = LpExponent(ctx.node());
@@ -325,7 +319,6 @@ Status GlobalLpPoolCompute(KernelContext& ctx) {
 }
 
 Status GlobalAveragePoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, true, false, false));
   const int64_t planes = s.N * s.C, n = NumElements(s.geo.in);
@@ -399,7 +392,6 @@ void MaxPoolTyped(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, 
 }
 
 Status MaxPoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   const bool ceil_mode = ctx.node().GetInt("ceil_mode", 0) != 0;
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, false, true, ceil_mode));
@@ -431,7 +423,6 @@ Status MaxPoolCompute(KernelContext& ctx) {
 }
 
 Status GlobalMaxPoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(PoolSetup s, SetupPool(ctx, X, true, false, false));
   return WithFloatPlanes(ctx, X, s.out_shape, [&](const auto* x, auto* y) {
@@ -441,7 +432,6 @@ Status GlobalMaxPoolCompute(KernelContext& ctx) {
 
 // MaxUnpool: Y = zeros(output shape); Y.flat[I[j]] = X[j].
 Status MaxUnpoolCompute(KernelContext& ctx) {
-  struct NnProf { double t0; const KernelContext& c; static double Now(){timespec e; clock_gettime(CLOCK_THREAD_CPUTIME_ID,&e); return e.tv_sec*1e3+e.tv_nsec*1e-6;} ~NnProf(){ if(getenv("VT_NN_PROF")) { std::string i; for (size_t k=0;k<c.num_inputs();++k) if (c.has_input(k) && c.input_value(k)->is_tensor()) i += ShapeToString(c.input(k).shape()); fprintf(stderr, "PROF %s %s %.3f\n", c.node().op_type.c_str(), i.c_str(), Now()-t0);} } } nnprof_{NnProf::Now(), ctx}; // NNPROF
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor I, ctx.RequireTensor(1));
   if (X.rank() < 3) return ctx.Error("X must have rank >= 3, got " + ShapeToString(X.shape()));

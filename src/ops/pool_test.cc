@@ -13,9 +13,9 @@ using namespace nntest;
 
 struct PoolCase {
   Shape x;
-  std::vector<int64_t> kernel, strides, dilations, pads;
+  std::vector<int64_t> kernel{}, strides{}, dilations{}, pads{};
   bool ceil = false;
-  std::string auto_pad;
+  std::string auto_pad{};
 };
 
 struct Geo {

@@ -24,6 +24,47 @@ Expected<std::vector<int64_t>> ReadIntList(const KernelContext& ctx, size_t i, c
   return ToInt64Vector(t);
 }
 
+Status NormalizeIndex(const KernelContext& ctx, int64_t& v, int64_t dim) {
+  const int64_t orig = v;
+  if (v < 0) v += dim;
+  if (v >= 0 && v < dim) return Status::Ok();
+  return ctx.Error("index " + std::to_string(orig) + " out of range for dim of size " +
+                   std::to_string(dim));
+}
+
+Status NormalizeIndices(const KernelContext& ctx, std::vector<int64_t>& idx, int64_t dim) {
+  for (auto& v : idx) VT_RETURN_IF_ERROR(NormalizeIndex(ctx, v, dim));
+  return Status::Ok();
+}
+
+Expected<int64_t> CheckElementsIndices(const KernelContext& ctx, const Shape& dshape,
+                                       const Shape& ishape, std::vector<int64_t>& idx) {
+  const int r = static_cast<int>(dshape.size());
+  if (static_cast<int>(ishape.size()) != r)
+    return ctx.Error("indices rank " + std::to_string(ishape.size()) + " differs from data rank " +
+                     std::to_string(r));
+  VT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxisFor(ctx, ctx.node().GetInt("axis", 0), r));
+  for (int d = 0; d < r; ++d)
+    if (d != axis && ishape[static_cast<size_t>(d)] > dshape[static_cast<size_t>(d)])
+      return ctx.Error("indices shape " + ShapeToString(ishape) + " exceeds data shape " +
+                       ShapeToString(dshape) + " on axis " + std::to_string(d));
+  VT_RETURN_IF_ERROR(NormalizeIndices(ctx, idx, dshape[static_cast<size_t>(axis)]));
+  return axis;
+}
+
+Expected<int64_t> IndexTupleOffset(const KernelContext& ctx, const int64_t* tup, int64_t m,
+                                   const Shape& shape, const std::vector<int64_t>& strides,
+                                   int64_t first) {
+  int64_t off = 0;
+  for (int64_t j = 0; j < m; ++j) {
+    const size_t d = static_cast<size_t>(first + j);
+    int64_t v = tup[j];
+    VT_RETURN_IF_ERROR(NormalizeIndex(ctx, v, shape[d]));
+    off += v * strides[d];
+  }
+  return off;
+}
+
 Expected<std::vector<int64_t>> ReadIndices(const KernelContext& ctx, size_t i, const char* what) {
   if (!ctx.has_input(i) || !ctx.input_value(i)->is_tensor())
     return ctx.Error(std::string("input '") + what + "' is required");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ops/op_util.h"
@@ -62,6 +63,27 @@ Expected<std::vector<int64_t>> NormalizeAxisList(const KernelContext& ctx,
 // Normalises one axis in [-rank, rank-1]. Errors: InvalidArgument naming the node.
 Expected<int64_t> NormalizeAxisFor(const KernelContext& ctx, int64_t axis, int64_t rank);
 
+// Normalises index `v` against a dim of size `dim` (negative counts from the back).
+// Errors: InvalidArgument naming the node and the index as given.
+Status NormalizeIndex(const KernelContext& ctx, int64_t& v, int64_t dim);
+
+// NormalizeIndex on every element of `idx`.
+Status NormalizeIndices(const KernelContext& ctx, std::vector<int64_t>& idx, int64_t dim);
+
+// GatherElements / ScatterElements indices: checks that `ishape` has the rank of `dshape`
+// and does not exceed it on any dim but the "axis" attribute's, then normalises every
+// element of `idx` against that axis. Returns the normalised axis. Errors: InvalidArgument
+// naming the node.
+Expected<int64_t> CheckElementsIndices(const KernelContext& ctx, const Shape& dshape,
+                                       const Shape& ishape, std::vector<int64_t>& idx);
+
+// GatherND / ScatterND: row-major element offset of the index tuple tup[0..m) over dims
+// [first, first + m) of `shape`, whose row-major strides are `strides`. Each index is
+// normalised as by NormalizeIndex.
+Expected<int64_t> IndexTupleOffset(const KernelContext& ctx, const int64_t* tup, int64_t m,
+                                   const Shape& shape, const std::vector<int64_t>& strides,
+                                   int64_t first);
+
 // Validates a shape produced from data (all dims >= 0, element count at most 2^32).
 // Errors: InvalidArgument naming the node.
 Status CheckOutputShape(const KernelContext& ctx, const Shape& shape);
@@ -80,21 +102,11 @@ void FloatsToTensor(const float* src, Tensor& dst);
 template <typename F>
 Status DispatchAll(DType t, F&& f) {
   switch (t) {
-    VT_DISPATCH_CASE(DType::kFloat32, float)
-    VT_DISPATCH_CASE(DType::kFloat64, double)
-    VT_DISPATCH_CASE(DType::kInt8, int8_t)
-    VT_DISPATCH_CASE(DType::kUInt8, uint8_t)
-    VT_DISPATCH_CASE(DType::kInt16, int16_t)
-    VT_DISPATCH_CASE(DType::kUInt16, uint16_t)
-    VT_DISPATCH_CASE(DType::kInt32, int32_t)
-    VT_DISPATCH_CASE(DType::kUInt32, uint32_t)
-    VT_DISPATCH_CASE(DType::kInt64, int64_t)
-    VT_DISPATCH_CASE(DType::kUInt64, uint64_t)
     VT_DISPATCH_CASE(DType::kBool, bool)
     VT_DISPATCH_CASE(DType::kFloat16, Float16)
     VT_DISPATCH_CASE(DType::kBFloat16, BFloat16)
     VT_DISPATCH_CASE(DType::kString, std::string)
-    default: return Unimplemented(std::string("dtype ") + DTypeName(t) + " not supported");
+    default: return DispatchNumeric(t, std::forward<F>(f));  // op_util.h: float/double/ints
   }
 }
 

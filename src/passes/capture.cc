@@ -72,7 +72,10 @@ size_t AttachCompiledEntries(Model& model, const vtensor::ModelExtension& ext) {
     if (type == nullptr || !type->has_layout()) continue;
     auto layout = LayoutFromProto(type->layout());
     if (!layout.ok() || layout->shape() != g.initializers.at(ct.source_name()).shape()) continue;
-    SetCompiledLayout(g.values[ct.source_name()], arch, *layout);
+    TensorSpec& spec = g.values[ct.source_name()];
+    auto existing = CompiledLayout(spec, arch);
+    if (existing.ok() && existing->has_value()) continue;  // the first entry per architecture
+    SetCompiledLayout(spec, arch, *layout);
     ++attached;
   }
   return attached;

@@ -9,6 +9,7 @@
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/passes/capture.h"
+#include "vtensor/passes/layout_plan.h"
 #include "vtensor/passes/pass.h"
 
 namespace vt {
@@ -159,6 +160,22 @@ TEST(LayoutAssignmentTest, GemmTransBWeightGetsTransposedPanels) {
   ASSERT_TRUE(m.ok());
   ASSERT_TRUE(RunPasses(*m, "x86_64-avx2").ok());
   EXPECT_EQ(AssignedLayout(*m, "W"), *GemmColumnPanels(12, 5, 16)->Transpose({1, 0}));
+}
+
+TEST(LayoutPlanTest, ListsEveryLaidOutWeightOnce) {
+  auto m = ConvModel(10, 3, 3, 1);
+  ASSERT_TRUE(m.ok());
+  auto none = CollectPlannedLayouts(*m);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  ASSERT_TRUE(RunPasses(*m, "x86_64-avx2").ok());
+  auto plan = CollectPlannedLayouts(*m);
+  ASSERT_TRUE(plan.ok());
+  ASSERT_EQ(plan->size(), 1u);
+  EXPECT_EQ((*plan)[0].value, "W");
+  EXPECT_EQ((*plan)[0].identity, "W");
+  EXPECT_EQ((*plan)[0].origin, "layout-assignment");
+  EXPECT_EQ((*plan)[0].layout, AssignedLayout(*m, "W"));
 }
 
 TEST(CaptureTest, RecordsEncodingAndIdentityOfEveryInitializer) {

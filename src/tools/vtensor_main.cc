@@ -72,9 +72,15 @@ int main(int argc, char** argv) {
   export_cmd->add_flag("--per-type-layouts", exp.per_type_layouts,
                        "also attach #vt.layout<...> to the tensor types of laid-out weights");
   export_cmd->add_option("--input-shape", exp.input_shapes,
-                         "static shape of an input, NAME=D0xD1x... (repeatable)");
+                         "static shape of an input, NAME=D0xD1x... (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   export_cmd->add_option("--input-value", exp.input_values,
-                         "bind a scalar/1-D input to constants, NAME=V[,V...] (repeatable)");
+                         "bind a scalar/1-D input to constants, NAME=V[,V...] (repeatable)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   try {
     app.parse(argc, argv);

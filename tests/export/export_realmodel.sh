@@ -41,6 +41,15 @@ if command -v node >/dev/null; then
   node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))' "$out/graph.json"
 fi
 
+# `vtensor passes` prints the graph after every pass, with layouts in text form.
+"$vtensor" passes "$model" --target x86_64-avx2 --print-after-all >"$out/passes.txt"
+grep -q -- "----- after layout-assignment -----" "$out/passes.txt" || { echo "FAIL: passes" >&2; exit 1; }
+grep -q "vt.layout=vt.layout.v1<" "$out/passes.txt" || { echo "FAIL: no layout printed" >&2; exit 1; }
+"$vtensor" passes "$model" >"$out/passes_none.txt"
+if grep -q "vt.layout=" "$out/passes_none.txt"; then
+  echo "FAIL: passes without a target printed a layout" >&2; exit 1
+fi
+
 # A failing export writes nothing.
 if [[ ${#bad[@]} -gt 0 ]]; then
   if "$vtensor" export "$model" --format stablehlo "${bad[@]}" --params "$out/bad.irpa" \

@@ -8,7 +8,8 @@
 //    when the live tensor is not dense row-major (origin "capture"); views of another
 //    initializer's storage record vt.alias_of.
 //  * AttachCompiledEntries: every compiled entry of the file (seed 000 field 29) is attached
-//    to its source initializer as vt.compiled.<architecture> = its layout. Entries that do not
+//    to its source initializer as vt.compiled.<architecture> = its layout (the first entry in
+//    file order when an architecture has several). Entries that do not
 //    resolve (unknown source, bad device or type index, malformed layout) are skipped: invalid
 //    compiled data never makes a valid model unusable (DESIGN §4).
 #pragma once
@@ -27,7 +28,8 @@ namespace vt {
 Status CaptureTensorMeta(Model& model);
 
 // Attaches the compiled entries of `ext` to the main graph's initializers. Returns the
-// number attached.
+// number attached (entries skipped as invalid or as a second entry of one architecture are
+// not counted).
 size_t AttachCompiledEntries(Model& model, const vtensor::ModelExtension& ext);
 
 // LoadModel + the extension fields of the same file + both captures: what `vtensor passes`

@@ -33,8 +33,8 @@ using F32DwConvFn = void (*)(const F32DwConvParams* p, const float* x, float* y)
 
 // Scalar reference twin and portable fallback.
 void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float* y);
-// AVX-512F: blocks of 4 rows x 32 outputs (one load per distinct input offset, 8
-// accumulators), single rows 128 outputs per step; masked tails.
+// AVX-512F: dense 3x3 / 5x5 filters register-blocked over rows (weights in registers, each
+// load shared by several output rows); other filters 128 outputs per step; masked tails.
 void f32_dwconv_multitap_avx512(const F32DwConvParams* p, const float* x, float* y);
 
 struct F32DwConvKernel {

@@ -1,10 +1,10 @@
 // AVX-512F multi-tap depthwise kernel (contract in f32_dwconv.h). This file alone is compiled
 // with AVX-512 flags; it is only called after run-time CPU detection.
 //
-// The loop is bound by loads (one per FMA in a plain multi-tap filter), so rows are processed
-// four at a time: input offset off[t] + j * x_pitch serves tap t of row j, and taps of
-// different rows often share an offset (a 3x3 filter over 4 rows needs 18 distinct loads for
-// 36 FMAs). The schedule of distinct offsets is built once per call.
+// A plain multi-tap filter issues one vector load per FMA, and loads, not FMAs, bound it. Dense
+// 3x3 and 5x5 filters (every stride-1 depthwise layer of the reference models) therefore get
+// register-blocked kernels that share each load between several output rows; any other filter
+// runs the generic row loop.
 #include <immintrin.h>
 
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -15,15 +15,6 @@
 
 namespace vt::kernels {
 namespace {
-
-constexpr int kRows = 4;
-constexpr size_t kMaxTaps = 64;  // larger filters take the single-row path
-
-struct Entry {
-  int64_t off;     // relative to the block's first row
-  unsigned mask;   // rows j that use this load
-  float w[kRows];  // weight for row j
-};
 
 // NV vectors of one row; `tail` = valid lanes of the last vector (1..16).
 template <int NV>
@@ -72,36 +63,42 @@ void Row(const F32DwConvParams& p, const float* x, float* y) {
   }
 }
 
-// kRows rows x NV vectors starting at column i.
-template <int NV>
-__attribute__((always_inline)) inline void BlockStep(const F32DwConvParams& p,
-                                                     const Entry* entries, size_t n_entries,
-                                                     const float* x, int tail, float* y) {
+// Dense KH x KW filters (off[r * KW + s] = off[0] + r * x_pitch + s, i.e. stride 1 and no
+// dilation in plane coordinates): R output rows at a time with the weights held in registers.
+// Input row rho (of the R + KH - 1 the block reads) is loaded once per column shift s and feeds
+// output rows rho - r for every filter row r, so a 3x3 filter over 4 rows needs 18 loads for
+// 36 FMAs instead of 36.
+template <int KH, int KW, int R, int NV>
+__attribute__((always_inline)) inline void DenseStep(const F32DwConvParams& p,
+                                                     const __m512 (&wv)[KH * KW], const float* x,
+                                                     int tail, float* y) {
   const __mmask16 last = tail >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << tail) - 1u);
-  __m512 acc[kRows][NV];
+  __m512 acc[R][NV];
+#pragma GCC unroll 8
+  for (int j = 0; j < R; ++j)
 #pragma GCC unroll 4
-  for (int j = 0; j < kRows; ++j)
-#pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[j][v] = _mm512_set1_ps(p.bias);
-  for (size_t e = 0; e < n_entries; ++e) {
-    const Entry& en = entries[e];
-    const float* xe = x + en.off;
-    __m512 xv[NV];
-#pragma GCC unroll 2
-    for (int v = 0; v < NV; ++v)
-      xv[v] = v == NV - 1 ? _mm512_maskz_loadu_ps(last, xe + 16 * v) : _mm512_loadu_ps(xe + 16 * v);
+#pragma GCC unroll 16
+  for (int rho = 0; rho < R + KH - 1; ++rho) {
+#pragma GCC unroll 8
+    for (int s = 0; s < KW; ++s) {
+      const float* xs = x + rho * static_cast<int64_t>(p.x_pitch) + s;
 #pragma GCC unroll 4
-    for (int j = 0; j < kRows; ++j) {
-      if (!(en.mask & (1u << j))) continue;
-      const __m512 wv = _mm512_set1_ps(en.w[j]);
-#pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[j][v] = _mm512_fmadd_ps(wv, xv[v], acc[j][v]);
+      for (int v = 0; v < NV; ++v) {
+        const __m512 xv = v == NV - 1 ? _mm512_maskz_loadu_ps(last, xs + 16 * v)
+                                      : _mm512_loadu_ps(xs + 16 * v);
+#pragma GCC unroll 8
+        for (int r = 0; r < KH; ++r) {
+          const int j = rho - r;
+          if (j >= 0 && j < R) acc[j][v] = _mm512_fmadd_ps(wv[r * KW + s], xv, acc[j][v]);
+        }
+      }
     }
   }
   const __m512 lo = _mm512_set1_ps(p.min), hi = _mm512_set1_ps(p.max);
+#pragma GCC unroll 8
+  for (int j = 0; j < R; ++j)
 #pragma GCC unroll 4
-  for (int j = 0; j < kRows; ++j)
-#pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) {
       __m512 r = acc[j][v];
       if (p.clamp) r = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
@@ -110,40 +107,43 @@ __attribute__((always_inline)) inline void BlockStep(const F32DwConvParams& p,
     }
 }
 
+// Rows [0, rows - rows % R) of a dense filter; returns the first row left for Row().
+template <int KH, int KW, int R, int NV>
+size_t DenseRows(const F32DwConvParams& p, const float* x, float* y) {
+  __m512 wv[KH * KW];
+#pragma GCC unroll 32
+  for (int t = 0; t < KH * KW; ++t) wv[t] = _mm512_set1_ps(p.w[t]);
+  const float* x0 = x + p.off[0];
+  size_t r = 0;
+  for (; r + R <= p.rows; r += R) {
+    const float* xb = x0 + r * p.x_pitch;
+    float* yb = y + r * p.y_pitch;
+    size_t i = 0;
+    for (; i + 16 * NV <= p.width; i += 16 * NV) DenseStep<KH, KW, R, NV>(p, wv, xb + i, 16, yb + i);
+    for (; i < p.width; i += 16)
+      DenseStep<KH, KW, R, 1>(p, wv, xb + i, static_cast<int>(std::min<size_t>(16, p.width - i)),
+                              yb + i);
+  }
+  return r;
+}
+
+// True when the offsets form a dense kh x kw grid in rows of x_pitch.
+bool IsDense(const F32DwConvParams& p, int kh, int kw) {
+  if (p.taps != static_cast<size_t>(kh * kw)) return false;
+  for (int t = 0; t < kh * kw; ++t)
+    if (p.off[t] != p.off[0] + (t / kw) * static_cast<int64_t>(p.x_pitch) + t % kw) return false;
+  return true;
+}
+
 }  // namespace
 
 void f32_dwconv_multitap_avx512(const F32DwConvParams* pp, const float* x, float* y) {
   const F32DwConvParams& p = *pp;
   size_t r = 0;
-  if (p.rows >= kRows && p.taps <= kMaxTaps) {
-    // Distinct offsets of a kRows-row block, each with the weight it carries for every row.
-    Entry entries[kMaxTaps * kRows];
-    size_t n = 0;
-    for (size_t t = 0; t < p.taps; ++t)
-      for (int j = 0; j < kRows; ++j) {
-        const int64_t u = p.off[t] + static_cast<int64_t>(j * p.x_pitch);
-        size_t e = 0;
-        while (e < n && entries[e].off != u) ++e;
-        if (e == n) {
-          entries[n] = Entry{u, 0u, {0, 0, 0, 0}};
-          ++n;
-        }
-        entries[e].mask |= 1u << j;
-        entries[e].w[j] += p.w[t];
-      }
-    std::sort(entries, entries + n, [](const Entry& a, const Entry& b) { return a.off < b.off; });
-    for (; r + kRows <= p.rows; r += kRows) {
-      const float* xb = x + r * p.x_pitch;
-      float* yb = y + r * p.y_pitch;
-      size_t i = 0;
-      for (; i + 32 <= p.width; i += 32) BlockStep<2>(p, entries, n, xb + i, 16, yb + i);
-      const size_t left = p.width - i;
-      if (left > 16) {
-        BlockStep<2>(p, entries, n, xb + i, static_cast<int>(left - 16), yb + i);
-      } else if (left > 0) {
-        BlockStep<1>(p, entries, n, xb + i, static_cast<int>(left), yb + i);
-      }
-    }
+  if (p.rows > 1 && IsDense(p, 3, 3)) {
+    r = DenseRows<3, 3, 4, 2>(p, x, y);
+  } else if (p.rows > 1 && IsDense(p, 5, 5)) {
+    r = DenseRows<5, 5, 2, 2>(p, x, y);
   }
   for (; r < p.rows; ++r) Row(p, x + r * p.x_pitch, y + r * p.y_pitch);
 }

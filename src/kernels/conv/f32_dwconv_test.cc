@@ -24,27 +24,32 @@ TEST_P(DwConvTest, MatchesReference) {
   for (size_t rows : {1, 3, 4, 9}) {
     for (size_t width : {1, 7, 16, 17, 33, 63, 64, 65, 129, 257}) {
       for (size_t taps : {1, 3, 9, 25}) {
-        const size_t x_pitch = width + 5, y_pitch = width + 3;
-        // Offsets on a (row, column) grid so that rows share loads, plus an odd one.
-        std::vector<int64_t> off(taps);
-        for (size_t t = 0; t < taps; ++t)
-          off[t] = static_cast<int64_t>((t / 3) * x_pitch + t % 3 + (t == 7 ? 11 : 0));
-        std::vector<float> x(rows * x_pitch + 10 * x_pitch + 64), w(taps);
-        for (auto& v : x) v = d(g);
-        for (auto& v : w) v = d(g);
-        F32DwConvParams p{width, rows, x_pitch, y_pitch, taps, off.data(), w.data(), 0.25f};
-        p.clamp = taps == 9;
-        p.min = -0.5f;
-        p.max = 0.5f;
-        std::vector<float> got(rows * y_pitch, NAN), want(rows * y_pitch, NAN);
-        kr.fn(&p, x.data(), got.data());
-        f32_dwconv_multitap_scalar(&p, x.data(), want.data());
-        for (size_t r = 0; r < rows; ++r) {
-          for (size_t i = 0; i < width; ++i)
-            ASSERT_NEAR(got[r * y_pitch + i], want[r * y_pitch + i], 1e-5f)
-                << kr.name << " rows=" << rows << " width=" << width << " taps=" << taps;
-          for (size_t i = width; i < y_pitch; ++i)
-            ASSERT_TRUE(std::isnan(got[r * y_pitch + i])) << "overrun";
+        for (bool dense : {false, true}) {
+          const size_t x_pitch = width + 5, y_pitch = width + 3;
+          // Dense k x k grids take the register-blocked paths; the others perturb an offset.
+          const size_t k = taps == 25 ? 5 : 3;
+          std::vector<int64_t> off(taps);
+          for (size_t t = 0; t < taps; ++t)
+            off[t] = static_cast<int64_t>(2 + (t / k) * x_pitch + t % k +
+                                          (!dense && t == 7 ? 11 : 0));
+          std::vector<float> x((rows + 10) * x_pitch + 64), w(taps);  // room for every offset
+          for (auto& v : x) v = d(g);
+          for (auto& v : w) v = d(g);
+          F32DwConvParams p{width, rows, x_pitch, y_pitch, taps, off.data(), w.data(), 0.25f};
+          p.clamp = taps == 9;
+          p.min = -0.5f;
+          p.max = 0.5f;
+          std::vector<float> got(rows * y_pitch, NAN), want(rows * y_pitch, NAN);
+          kr.fn(&p, x.data(), got.data());
+          f32_dwconv_multitap_scalar(&p, x.data(), want.data());
+          for (size_t r = 0; r < rows; ++r) {
+            for (size_t i = 0; i < width; ++i)
+              ASSERT_NEAR(got[r * y_pitch + i], want[r * y_pitch + i], 1e-5f)
+                  << kr.name << " rows=" << rows << " width=" << width << " taps=" << taps
+                  << " dense=" << dense;
+            for (size_t i = width; i < y_pitch; ++i)
+              ASSERT_TRUE(std::isnan(got[r * y_pitch + i])) << "overrun";
+          }
         }
       }
     }

@@ -41,10 +41,14 @@ void f32_gemm_4x16_scalar(size_t mr, size_t nc, size_t kc, const float* a, const
   constexpr size_t MR = 4, NR = 16;
   float acc[MR][NR] = {};
   if (nc == NR) {
+    // Fully unrolled so that the accumulators become vector registers whatever the
+    // optimisation level's loop heuristics (unswitching the generic loop halves the speed).
     for (size_t k = 0; k < kc; ++k) {
       const float* bk = b + k * b_stride;
       const float* ak = a + k * MR;
+#pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 16
         for (size_t j = 0; j < NR; ++j) acc[i][j] += ak[i] * bk[j];
     }
   } else {

@@ -30,6 +30,9 @@ const F32GemmKernel kKernels[] = {
     {"f32_gemm_14x32_avx512", 14, 32, "avx512", f32_gemm_14x32_avx512, Avx512Supported},
     {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported},
     {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported},
+    {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported},
+    {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported},
+    {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported},
     {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported},
     {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always},
 };
@@ -72,6 +75,15 @@ const F32GemmKernel& F32GemmKernelForM(size_t m) {
     if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
   }
   return *best;
+}
+
+const F32GemmKernel* F32GemmNarrowKernel(size_t mr) {
+  const F32GemmKernel& def = DefaultF32GemmKernel();
+  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
+    return nullptr;
+  for (const auto& k : kKernels)
+    if (std::string_view(k.isa) == def.isa && k.mr == mr && k.nr <= 4 && k.supported()) return &k;
+  return nullptr;
 }
 
 const F32GemmKernel& PortableF32GemmKernel() { return kKernels[std::size(kKernels) - 1]; }

@@ -36,6 +36,11 @@ const F32GemmKernel& DefaultF32GemmKernel();
 // Returns DefaultF32GemmKernel() when VT_F32_GEMM_KERNEL names a kernel.
 const F32GemmKernel& F32GemmKernelForM(size_t m);
 
+// A kernel for GEMMs with at most 4 columns whose A panels have height `mr` (e.g. prepacked
+// for F32GemmKernelForM): the default ISA's narrow row with that MR, or null (then keep the
+// wide kernel). Null as well when VT_F32_GEMM_KERNEL names a kernel.
+const F32GemmKernel* F32GemmNarrowKernel(size_t mr);
+
 // The portable row (always supported).
 const F32GemmKernel& PortableF32GemmKernel();
 

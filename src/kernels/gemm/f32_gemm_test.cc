@@ -37,6 +37,7 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
   for (size_t kc : {0, 1, 7, 17, 33, 257}) {
     for (size_t mr = 1; mr <= MR; ++mr) {
       for (size_t nc : {size_t{1}, size_t{7}, NR / 2, NR / 2 + 1, NR - 1, NR}) {
+        if (nc > NR || nc == 0) continue;  // contract: 1 <= nc <= NR
         for (int mode = 0; mode < 4; ++mode) {
           auto a = Random(kc * MR, 1 + kc);
           const size_t b_stride = NR + 3;  // B read in place from a wider matrix
@@ -138,7 +139,7 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
   if (gc.groups.empty()) gc.groups.emplace_back(1, 0.0f);
   for (int akind = 0; akind < 3; ++akind) {
     for (int bkind = 0; bkind < 6; ++bkind) {
-      if (!every_kind && (akind != 0 || bkind != 0 && bkind != 2)) continue;
+      if (!every_kind && (akind != 0 || (bkind != 0 && bkind != 2))) continue;
       F32GemmA A;
       if (akind == 0) A = {F32GemmA::Kind::kMk, a.data(), K, nullptr};
       if (akind == 1) A = {F32GemmA::Kind::kKm, at.data(), M, nullptr};

@@ -63,6 +63,16 @@ void f32_gemm_6x64_avx512(size_t mr, size_t nc, size_t kc, const float* a, const
 void f32_gemm_8x48_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
                           size_t b_stride, float* c, size_t c_stride,
                           const F32GemmTileParams* params);
+// Narrow tiles (NR = 4) vectorised along M, for GEMMs with 1-4 columns (same contract).
+void f32_gemm_8x4_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                         size_t b_stride, float* c, size_t c_stride,
+                         const F32GemmTileParams* params);
+void f32_gemm_12x4_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params);
+void f32_gemm_14x4_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params);
 void f32_gemm_14x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
                            size_t b_stride, float* c, size_t c_stride,
                            const F32GemmTileParams* params);

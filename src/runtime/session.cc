@@ -4,6 +4,7 @@
 
 #include "graph_runner.h"
 #include "vtensor/runtime/constant_folding.h"
+#include "vtensor/runtime/fusion.h"
 #include "vtensor/format/onnx_import.h"
 
 namespace vt {
@@ -41,6 +42,7 @@ Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOpt
     FoldStats stats;
     VT_RETURN_IF_ERROR(FoldConstants(*s->model_.graph, s->model_, FoldOptions{}, &stats));
   }
+  if (opts.fuse) FuseHardSwish(*s->model_.graph);
   VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get()));
   return s;
 }

@@ -18,6 +18,8 @@ struct SessionOptions {
   int threads = 1;  // OpenMP intra-op threads (>= 1)
   // Evaluate constant subgraphs once at creation (runtime/constant_folding.h).
   bool fold_constants = true;
+  // Apply graph fusions (runtime/fusion.h); they need folded constants to match.
+  bool fuse = true;
 };
 
 class GraphRunner;

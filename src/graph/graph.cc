@@ -47,6 +47,19 @@ bool Graph::IsVisible(const std::string& n) const {
   return false;
 }
 
+const Tensor* Graph::FindInitializer(const std::string& n) const {
+  for (const Graph* g = this; g != nullptr; g = g->parent) {
+    auto it = g->initializers.find(n);
+    if (it != g->initializers.end()) return &it->second;
+    for (const auto& in : g->inputs)
+      if (in.name == n) return nullptr;
+    for (const auto& node : g->nodes)
+      for (const auto& o : node.outputs)
+        if (o == n) return nullptr;
+  }
+  return nullptr;
+}
+
 std::vector<const GraphIO*> Graph::RealInputs() const {
   std::vector<const GraphIO*> r;
   for (const auto& in : inputs)

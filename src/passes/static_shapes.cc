@@ -46,19 +46,6 @@ bool HasSubgraph(const Node& n) {
   return false;
 }
 
-const Tensor* FindConst(const Graph& g, const std::string& name) {
-  for (const Graph* s = &g; s != nullptr; s = s->parent) {
-    auto it = s->initializers.find(name);
-    if (it != s->initializers.end()) return &it->second;
-    for (const auto& in : s->inputs)
-      if (in.name == name) return nullptr;
-    for (const auto& node : s->nodes)
-      for (const auto& o : node.outputs)
-        if (o == name) return nullptr;
-  }
-  return nullptr;
-}
-
 const TensorSpec* FindSpec(const Graph& g, const std::string& name) {
   for (const Graph* s = &g; s != nullptr; s = s->parent) {
     auto it = s->values.find(name);
@@ -92,7 +79,7 @@ Expected<std::vector<Value>> Evaluate(const Node& n, const Graph& g, const Model
   std::set<std::string> seen;
   for (const auto& in : n.inputs) {
     if (in.empty() || !seen.insert(in).second) continue;
-    if (const Tensor* c = FindConst(g, in)) {
+    if (const Tensor* c = g.FindInitializer(in)) {
       eg.initializers[in] = *c;
       continue;
     }
@@ -201,7 +188,7 @@ Status SpecializeGraph(Graph& g, const Model& model, const StaticShapeOptions& o
       const std::string key = NodeKey(n);
       if (done.count(key)) continue;
       if (n.op_type == "If" && n.domain.empty()) {
-        const Tensor* c = n.inputs.empty() ? nullptr : FindConst(g, n.inputs[0]);
+        const Tensor* c = n.inputs.empty() ? nullptr : g.FindInitializer(n.inputs[0]);
         if (c != nullptr && c->numel() == 1) {
           inline_key = key;
           inline_cond = c->GetInt64(0) != 0;
@@ -218,13 +205,13 @@ Status SpecializeGraph(Graph& g, const Model& model, const StaticShapeOptions& o
         return Unimplemented(n.Describe() + ": the output shape depends on input values");
       bool all_const = !n.inputs.empty();
       for (const auto& in : n.inputs)
-        if (!in.empty() && FindConst(g, in) == nullptr) all_const = false;
+        if (!in.empty() && g.FindInitializer(in) == nullptr) all_const = false;
       const bool shape_only = (n.op_type == "Shape" || n.op_type == "Size") && n.domain.empty();
       if (!all_const && !shape_only) {
         auto it = ShapeInputs().find(n.op_type);
         if (n.domain.empty() && it != ShapeInputs().end())
           for (size_t k : it->second)
-            if (k < n.inputs.size() && !n.inputs[k].empty() && FindConst(g, n.inputs[k]) == nullptr)
+            if (k < n.inputs.size() && !n.inputs[k].empty() && g.FindInitializer(n.inputs[k]) == nullptr)
               return InvalidArgument(n.Describe() + ": input " + std::to_string(k) + " ('" +
                                      n.inputs[k] + "') decides the output shape but is not a "
                                      "constant after shape specialization");

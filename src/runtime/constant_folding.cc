@@ -21,20 +21,6 @@ bool NeverFold(const Node& n) {
   return false;
 }
 
-// Initializer visible from `g` (own or enclosing, unless shadowed by a local input).
-const Tensor* FindConstant(const Graph& g, const std::string& name) {
-  for (const Graph* s = &g; s != nullptr; s = s->parent) {
-    auto it = s->initializers.find(name);
-    if (it != s->initializers.end()) return &it->second;
-    for (const auto& in : s->inputs)
-      if (in.name == name) return nullptr;
-    for (const auto& node : s->nodes)
-      for (const auto& o : node.outputs)
-        if (o == name) return nullptr;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Status FoldConstants(Graph& graph, const Model& model, const FoldOptions& opts, FoldStats* stats) {
@@ -56,7 +42,7 @@ Status FoldConstants(Graph& graph, const Model& model, const FoldOptions& opts, 
         ptrs.push_back(nullptr);
         continue;
       }
-      const Tensor* t = FindConstant(graph, in);
+      const Tensor* t = graph.FindInitializer(in);
       if (t == nullptr) {
         all_const = false;
         break;

@@ -47,14 +47,7 @@ std::vector<std::pair<std::string, std::string>> KernelRegistry::List() const {
 }
 
 const Tensor* KernelInit::FindInitializer(const std::string& name) const {
-  for (const Graph* g = &graph; g != nullptr; g = g->parent) {
-    auto it = g->initializers.find(name);
-    if (it != g->initializers.end()) return &it->second;
-    // A name defined locally (input or node output) shadows outer initializers.
-    for (const auto& in : g->inputs)
-      if (in.name == name) return nullptr;
-  }
-  return nullptr;
+  return graph.FindInitializer(name);
 }
 
 Expected<Tensor> KernelContext::RequireTensor(size_t i) const {

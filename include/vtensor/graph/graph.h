@@ -85,6 +85,9 @@ class Graph {
   std::vector<const GraphIO*> RealInputs() const;
   // True when `name` is visible here: input, initializer, node output, or in a parent.
   bool IsVisible(const std::string& name) const;
+  // The initializer `name` resolves to from this scope (own or enclosing graphs), or null when
+  // a graph input or node output of a nearer scope shadows it or it is not an initializer.
+  const Tensor* FindInitializer(const std::string& name) const;
 };
 
 // Names `g` (and its nested subgraphs) read from enclosing scopes.

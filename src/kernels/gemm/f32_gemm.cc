@@ -60,7 +60,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
         rows = b.rows(b.ctx, pc / group) + (pc % group) * b.ld + jc;
       switch (b.kind) {
         case F32GemmB::Kind::kPanels:
-          bptr = b.panels->data.data() + (jc / nr) * K * nr + pc * nr;
+          bptr = b.panels->base() + (jc / nr) * K * nr + pc * nr;
           panel_stride = K * nr;
           break;
         case F32GemmB::Kind::kKn:
@@ -120,7 +120,7 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
   const float* a_panels = nullptr;
   if (a.kind == F32GemmA::Kind::kPanels) {
     assert(a.panels->width == mr && a.panels->extent >= M && a.panels->k == K);
-    a_panels = a.panels->data.data();
+    a_panels = a.panels->base();
   } else {
     Scratch& s = ThreadScratch();
     s.a.Resize(std::max<size_t>(F32PanelsSize(mr, K, M), 1));

@@ -94,4 +94,15 @@ F32Panels MakeF32PanelsFromKm(size_t mr, size_t M, size_t K, const float* a, siz
   return p;
 }
 
+F32Panels BorrowF32Panels(size_t w, size_t k, size_t extent, const float* floats,
+                          std::shared_ptr<const void> keep_alive) {
+  F32Panels p;
+  p.width = w;
+  p.k = k;
+  p.extent = extent;
+  p.borrowed = floats;
+  p.keep_alive = std::move(keep_alive);
+  return p;
+}
+
 }  // namespace vt::kernels

@@ -65,17 +65,27 @@ void PackF32GemmMkToPanelsMr(size_t mr, size_t M, size_t K, const float* a, size
 void PackF32GemmKmToPanelsMr(size_t mr, size_t M, size_t K, const float* a, size_t lda,
                              float* dst);
 
-// Prepacked operand: owns the panels of one matrix. `width` is the kernel's NR (B side) or MR
-// (A side); `extent` the logical panel-dimension length; `k` the reduction length.
+// Prepacked operand: the panels of one matrix. `width` is the kernel's NR (B side) or MR
+// (A side); `extent` the logical panel-dimension length; `k` the reduction length. The panels
+// are either owned (`data`, filled by the Make* packers) or borrowed: `borrowed` points at
+// F32PanelsSize(width, k, extent) floats in the same layout (a memory-mapped compiled-tensor
+// payload, issue #4), kept alive by `keep_alive`, never written.
 struct F32Panels {
   size_t width = 0;
   size_t k = 0;
   size_t extent = 0;
   AlignedFloats data;
+  const float* borrowed = nullptr;
+  std::shared_ptr<const void> keep_alive;
 
   size_t num_panels() const { return (extent + width - 1) / width; }
-  const float* panel(size_t p) const { return data.data() + p * k * width; }
+  const float* base() const { return borrowed != nullptr ? borrowed : data.data(); }
+  const float* panel(size_t p) const { return base() + p * k * width; }
 };
+
+// Borrowed panels over `floats` (at least F32PanelsSize(w, k, extent) floats, 4-byte aligned).
+F32Panels BorrowF32Panels(size_t w, size_t k, size_t extent, const float* floats,
+                          std::shared_ptr<const void> keep_alive);
 
 F32Panels MakeF32PanelsFromKn(size_t nr, size_t K, size_t N, const float* b, size_t ldb);
 F32Panels MakeF32PanelsFromNk(size_t nr, size_t K, size_t N, const float* b, size_t ldb);

@@ -1,5 +1,9 @@
 #include "vtensor/format/compiled_model.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+
 #include <google/protobuf/unknown_field_set.h>
 #include <onnx/onnx_pb.h>
 
@@ -8,6 +12,7 @@
 
 #include "vtensor/base/file.h"
 #include "vtensor/format/onnx_import.h"
+#include "vtensor/format/payload_digest.h"
 #include "vtensor/format/struct_decoder.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_text.h"
@@ -65,6 +70,48 @@ Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size,
                                "wire type");
   }
   return m;
+}
+
+Expected<std::shared_ptr<vtensor::ModelExtension>> ParseModelExtension(const void* data,
+                                                                       size_t size,
+                                                                       const std::string& path) {
+  using google::protobuf::internal::WireFormatLite;
+  auto ext = std::make_shared<vtensor::ModelExtension>();
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
+  google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data),
+                                            static_cast<int>(size));
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  std::string pieces;  // the extension fields' bytes, re-parsed as one ModelExtension
+  for (;;) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) break;
+    const int number = static_cast<int>(WireFormatLite::GetTagFieldNumber(tag));
+    if (IsExtensionField(number) &&
+        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t len = 0;
+      std::string body;
+      if (!in.ReadVarint32(&len) || !in.ReadString(&body, static_cast<int>(len)))
+        return InvalidArgument(path + ": field " + std::to_string(number) + " is truncated");
+      google::protobuf::io::StringOutputStream sos(&pieces);
+      google::protobuf::io::CodedOutputStream out(&sos);
+      out.WriteTag(tag);
+      out.WriteVarint32(len);
+      out.WriteString(body);
+      continue;
+    }
+    if (!WireFormatLite::SkipField(&in, tag))
+      return InvalidArgument(path + ": not a valid ModelProto (protobuf parse failed)");
+  }
+  if (!pieces.empty() && !ext->ParseFromString(pieces))
+    return InvalidArgument(path + ": field 27/28/29 (struct_types/devices/compiled_tensors) is "
+                                  "malformed");
+  return ext;
+}
+
+Expected<std::shared_ptr<vtensor::ModelExtension>> ReadModelExtension(const std::string& path) {
+  VT_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(path));
+  return ParseModelExtension(mf->data(), mf->size(), path);
 }
 
 Expected<CompiledModel> ReadCompiledModel(const std::string& path) {
@@ -236,6 +283,9 @@ Status AddCompiledTensor(CompiledModel& m, const std::string& source_name, const
   entry->set_device(device_index);
   entry->set_source_digest(digest);
   entry->set_digest_algorithm(DigestAlgorithmName(opts.digest));
+  auto* pd = entry->add_metadata_props();
+  pd->set_key(kPayloadDigestKey);
+  pd->set_value(PayloadDigest(payload.data(), payload.size()));
   auto* value = entry->mutable_value();
   if (opts.model_level_type) {
     int index = -1;

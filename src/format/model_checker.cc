@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "vtensor/format/onnx_import.h"
+#include "vtensor/format/struct_decoder.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/runtime/tensor.h"
 
@@ -295,19 +297,60 @@ class Checker {
     return (*mf)->data() + x.offset();
   }
 
-  void Decode(int i, const onnx::TensorProto& src, const StructTypeProto& t, const uint8_t* bytes,
-              size_t size) {
+  // The payload decoded to the logical tensor, as floats in row-major order; nullopt after
+  // reporting why (decode-skipped, decode-layout is added on success through the layout).
+  std::optional<std::vector<float>> Decoded(int i, const StructTypeProto& t, const Shape& want,
+                                            const uint8_t* bytes, size_t size) {
     const std::string field = Entry(i) + ".value";
     auto skip = [&](const std::string& why) {
       Add(Severity::kInfo, "decode-skipped", i, field, why);
+      return std::nullopt;
     };
-    if (!t.has_layout()) return skip("type '" + t.name() + "' has no layout to decode through");
+    if (t.has_decoder() && o_.run_decoder) {
+      auto inputs = DecoderInputs(t, bytes, size);
+      if (!inputs.ok()) return skip(inputs.status().message());
+      auto got = o_.run_decoder(t.decoder(), *inputs, "type '" + t.name() + "' decoder");
+      if (!got.ok()) {
+        if (got.status().code() == StatusCode::kUnimplemented)
+          return skip("decoder cannot run here: " + got.status().message());
+        Add(Severity::kError, "decode-mismatch", i, field,
+            "decoder fails on the payload: " + got.status().message());
+        return std::nullopt;
+      }
+      if (got->shape() != want || !(IsFloatDType(got->dtype()) || IsIntegerDType(got->dtype()))) {
+        Add(Severity::kError, "decode-mismatch", i, field,
+            "decoder of type '" + t.name() + "' yields " + DTypeName(got->dtype()) +
+                ShapeToString(got->shape()) + ", initializer is " + ShapeToString(want));
+        return std::nullopt;
+      }
+      std::vector<float> v(static_cast<size_t>(got->numel()));
+      for (int64_t k = 0; k < got->numel(); ++k) v[static_cast<size_t>(k)] = static_cast<float>(got->GetDouble(k));
+      return v;
+    }
+    if (!t.has_layout())
+      return skip("type '" + t.name() + "' has neither a decoder" +
+                  std::string(t.has_decoder() ? " runner" : "") + " nor a layout to decode through");
     auto l = LayoutFromProto(t.layout());
     if (!l.ok()) return skip(l.status().message());
     if (l->numel() > PhysicalElements(*l))
       return skip("layout maps several elements to one slot (broadcast); nothing to compare");
     if (t.fields_size() != 1 || t.fields(0).offset() != 0)
       return skip("type '" + t.name() + "' has several fields; only its decoder could interpret it");
+    auto got = UnpackFloats(bytes, size, *l);
+    if (!got.ok()) return skip(got.status().message());
+    Add(Severity::kInfo, "decode-layout", i, field,
+        t.has_decoder() ? "no decoder runner given: decoded through the layout with vtensor's unpacker"
+                        : "type '" + t.name() + "' has no decoder: decoded through its layout with "
+                          "vtensor's unpacker");
+    return std::move(*got);
+  }
+
+  void Decode(int i, const onnx::TensorProto& src, const StructTypeProto& t, const uint8_t* bytes,
+              size_t size) {
+    const std::string field = Entry(i) + ".value";
+    auto skip = [&](const std::string& why) {
+      Add(Severity::kInfo, "decode-skipped", i, field, why);
+    };
     // Validate the initializer's data against its dims without allocating (a corrupt model may
     // declare dims far larger than its bytes) before materializing it.
     if (Status s = CanonicalTensorStream(src, &resolver_, m_.path, [](const void*, size_t) {});
@@ -319,22 +362,26 @@ class Checker {
     auto tensor = TensorFromProto(src, ctx);
     if (!tensor.ok()) return skip(tensor.status().message());
     if (!IsFloatDType(tensor->dtype())) return skip("initializer is not a float tensor");
-    auto got = UnpackFloats(bytes, size, *l);
-    if (!got.ok()) return skip(got.status().message());
+    auto got = Decoded(i, t, tensor->shape(), bytes, size);
+    if (!got) return;
     const int64_t n = tensor->numel();
     float amax = 0;
     for (int64_t k = 0; k < n; ++k) amax = std::max(amax, std::fabs(static_cast<float>(tensor->GetDouble(k))));
-    const float bound = DecodeErrorBound(l->encoding()) * amax * 1.01f;
+    const float rel = DecodeTolerance(t, tensor->dtype());
+    const float bound = rel * amax * 1.01f;
     for (int64_t k = 0; k < n; ++k) {
       const float want = static_cast<float>(tensor->GetDouble(k));
       const float have = (*got)[static_cast<size_t>(k)];
-      const bool ok = bound == 0 ? (std::memcmp(&want, &have, 4) == 0 || (std::isnan(want) && std::isnan(have)))
-                                 : std::fabs(want - have) <= bound;
+      const bool ok = (std::isnan(want) && std::isnan(have)) ||
+                      (rel == 0 ? std::memcmp(&want, &have, 4) == 0 : std::fabs(want - have) <= bound);
       if (!ok) {
         Add(Severity::kError, "decode-mismatch", i, field,
             "element " + std::to_string(k) + ": decoded " + std::to_string(have) + ", initializer " +
-                std::to_string(want) + (bound == 0 ? " (lossless encoding: must be exact)"
-                                                   : " (bound " + std::to_string(bound) + ")"));
+                std::to_string(want) +
+                (rel == 0 ? " (lossless for the source type: must be bit-exact)"
+                          : " (bound " + std::to_string(bound) + " = " + std::to_string(rel) +
+                                " x max|initializer|)") +
+                (t.has_decoder() && o_.run_decoder ? "; decoded by the type's decoder" : ""));
         return;
       }
     }
@@ -411,6 +458,25 @@ float DecodeErrorBound(Encoding e) {
     case Encoding::kBF16: return 1.0f / 128;
     default: return 0;
   }
+}
+
+float DecodeTolerance(const StructTypeProto& t, DType source) {
+  if (t.has_layout() && t.layout().has_encoding()) {
+    auto e = EncodingFromName(t.layout().encoding());
+    if (!e) return 0;
+    return EncodingFromDType(source) == *e ? 0 : DecodeErrorBound(*e);
+  }
+  float bound = 0;
+  for (const auto& f : t.fields()) {
+    auto e = EncodingFromName(f.encoding());
+    if (!e) continue;
+    float b = DecodeErrorBound(*e);
+    if (*e == Encoding::kI4 || *e == Encoding::kU4) b = 2.0f / 15;
+    if (*e == Encoding::kI8 || *e == Encoding::kU8) b = 1.0f / 127;
+    if (*e == EncodingFromDType(source)) b = 0;
+    bound = std::max(bound, b);
+  }
+  return bound;
 }
 
 std::vector<Finding> CheckCompiledModel(const CompiledModel& m, const CheckOptions& opts) {

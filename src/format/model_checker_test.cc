@@ -187,12 +187,40 @@ TEST_F(ModelCheckerTest, DecoderInvalid) {
   ExpectOnly("decoder-invalid", Severity::kError,
              [](CompiledModel& m) { m.ext.mutable_struct_types(0)->set_decoder("\xff\xff garbage"); });
 }
-TEST_F(ModelCheckerTest, DecodeMismatch) {
+// Without a decoder runner (the format layer cannot link the runtime) --decode unpacks
+// through each layout and says so; the runner path is tested in src/tools/check_decode_test.cc.
+TEST_F(ModelCheckerTest, DecodeMismatchThroughTheLayout) {
   CheckOptions decode;
   decode.decode = true;
-  ExpectOnly("decode-mismatch", Severity::kError, [this](CompiledModel& m) {
-    (*E(m, 0).mutable_value()->mutable_raw_data())[100] ^= 0x40;
-  }, decode);
+  CompiledModel m = CompiledMatMulModel(dir_);
+  auto clean = CheckCompiledModel(m, decode);
+  ASSERT_EQ(clean.size(), 3u) << Describe(clean);
+  for (const auto& f : clean) {
+    EXPECT_EQ(f.rule, "decode-layout") << Describe(clean);
+    EXPECT_EQ(f.severity, Severity::kInfo);
+  }
+  (*E(m, 0).mutable_value()->mutable_raw_data())[100] ^= 0x40;
+  std::vector<Finding> errors;
+  for (const auto& f : CheckCompiledModel(m, decode))
+    if (f.severity != Severity::kInfo) errors.push_back(f);
+  ASSERT_EQ(errors.size(), 1u) << Describe(errors);
+  EXPECT_EQ(errors[0].rule, "decode-mismatch");
+  EXPECT_EQ(errors[0].entry, 0);
+  EXPECT_EQ(errors[0].source_name, "W");
+}
+
+TEST_F(ModelCheckerTest, DecodeTolerance) {
+  vtensor::StructTypeProto f32;
+  LayoutToProto(Layout::Contiguous({4}, Encoding::kF32), f32.mutable_layout());
+  EXPECT_EQ(DecodeTolerance(f32, DType::kFloat32), 0);
+  vtensor::StructTypeProto f16;
+  LayoutToProto(Layout::Contiguous({4}, Encoding::kF16), f16.mutable_layout());
+  EXPECT_EQ(DecodeTolerance(f16, DType::kFloat16), 0);        // same type: exact
+  EXPECT_GT(DecodeTolerance(f16, DType::kFloat32), 0);        // rounded to f16
+  vtensor::StructTypeProto planes;                            // no layout: by field
+  planes.add_fields()->set_encoding("u4");
+  planes.add_fields()->set_encoding("f32");
+  EXPECT_FLOAT_EQ(DecodeTolerance(planes, DType::kFloat32), 2.0f / 15);
 }
 
 }  // namespace

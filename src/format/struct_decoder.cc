@@ -1,46 +1,113 @@
 #include "vtensor/format/struct_decoder.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <cstring>
 #include <numeric>
 
+#include "decoder_builder.h"
+#include "vtensor/format/compiled_model.h"
 #include "vtensor/layout/layout_pack.h"
 
 namespace vt {
 
 namespace {
 
-// Adds `name = Constant(value: int64[values])`.
-void ConstI64(onnx::FunctionProto& f, const std::string& name, const std::vector<int64_t>& v) {
-  auto* n = f.add_node();
-  n->set_op_type("Constant");
-  n->add_output(name);
-  auto* a = n->add_attribute();
-  a->set_name("value");
-  a->set_type(onnx::AttributeProto::TENSOR);
-  auto* t = a->mutable_t();
-  t->set_data_type(onnx::TensorProto::INT64);
-  t->add_dims(static_cast<int64_t>(v.size()));
-  for (int64_t x : v) t->add_int64_data(x);
+using decoder::FunctionBuilder;
+
+// int8 value of every byte (two's complement).
+std::vector<float> Int8Table() {
+  std::vector<float> t(256);
+  for (int b = 0; b < 256; ++b) t[b] = static_cast<float>(b < 128 ? b : b - 256);
+  return t;
 }
 
-onnx::NodeProto* Node(onnx::FunctionProto& f, const char* op, std::vector<std::string> in,
-                      const std::string& out) {
-  auto* n = f.add_node();
-  n->set_op_type(op);
-  for (auto& s : in) n->add_input(s);
-  n->add_output(out);
-  return n;
+// IEEE binary32 from its little-endian bytes b0..b3 (int32 index tensors of one shape),
+// bit-exact: value = sign * (m + implicit) * 2^(max(e,1) - 150) with m < 2^23 and the product
+// an integer < 2^24 times a power of two, exact (subnormals included); e == 255 is Inf / NaN.
+std::string FloatFromBytes(FunctionBuilder& b, const std::string* bytes, const std::string& out) {
+  std::vector<float> e_hi(256), e_lo(256), m_hi(256), sign(256), pow2(256), implicit(256),
+      nan_probe(256), ident(256);
+  for (int v = 0; v < 256; ++v) {
+    e_hi[v] = static_cast<float>((v & 127) * 2);
+    e_lo[v] = static_cast<float>(v >> 7);
+    m_hi[v] = static_cast<float>((v & 127) * 65536);
+    sign[v] = v >> 7 ? -1.0f : 1.0f;
+    pow2[v] = v == 255 ? std::numeric_limits<float>::infinity() : std::ldexp(1.0f, std::max(v, 1) - 150);
+    implicit[v] = v > 0 ? 8388608.0f : 0.0f;
+    nan_probe[v] = v == 255 ? 0.0f : -16777216.0f;  // + m > 0 only for NaN
+    ident[v] = static_cast<float>(v);
+  }
+  const std::string e = out + "_e";
+  b.Op("Add", {b.Lookup(bytes[3], e_hi, out + "_ehi"), b.Lookup(bytes[2], e_lo, out + "_elo")}, e);
+  FunctionBuilder::AttrInt(b.Op("Cast", {e}, out + "_ei"), "to", onnx::TensorProto::INT32);
+  b.Op("Mul", {b.Lookup(bytes[1], ident, out + "_b1"), b.ConstF32(out + "_256", {256.0f}, {})},
+       out + "_m1");
+  b.Op("Add", {b.Lookup(bytes[2], m_hi, out + "_m2"), out + "_m1"}, out + "_m21");
+  b.Op("Add", {out + "_m21", b.Lookup(bytes[0], ident, out + "_b0")}, out + "_m");
+  b.Op("Add", {out + "_m", b.Lookup(out + "_ei", implicit, out + "_imp")}, out + "_mant");
+  b.Op("Mul", {out + "_mant", b.Lookup(out + "_ei", pow2, out + "_pow2")}, out + "_mag");
+  b.Op("Mul", {out + "_mag", b.Lookup(bytes[3], sign, out + "_sign")}, out + "_num");
+  b.Op("Add", {b.Lookup(out + "_ei", nan_probe, out + "_probe"), out + "_m"}, out + "_nanm");
+  b.Op("Greater", {out + "_nanm", b.ConstF32(out + "_zero", {0.0f}, {})}, out + "_isnan");
+  b.Op("Where", {out + "_isnan",
+                 b.ConstF32(out + "_nan", {std::numeric_limits<float>::quiet_NaN()}, {}),
+                 out + "_num"},
+       out);
+  return out;
+}
+
+// Column c of a [rows, cols] index tensor as [rows, 1].
+std::string Col(FunctionBuilder& b, const std::string& idx, int64_t c, const std::string& out) {
+  return b.Slice(idx, {c}, {c + 1}, {1}, out);
+}
+
+// Appends nodes turning input "data" (uint8 bytes of a sub-byte or block encoding) into the
+// flat float32 physical elements "phys" (PhysicalElements(l) values, block after block).
+Status DecodeBlocks(FunctionBuilder& b, const Layout& l) {
+  const Encoding enc = l.encoding();
+  const auto& t = GetEncodingTraits(enc);
+  const int64_t blocks = l.StorageBytes() / t.block_bytes;
+  if (enc == Encoding::kI4 || enc == Encoding::kU4) {
+    b.Nibbles(b.ByteIndex("data", "bytes"), enc == Encoding::kI4, /*interleave=*/true, "phys");
+    return Status::Ok();
+  }
+  if (enc != Encoding::kQ8_0 && enc != Encoding::kQ4_0 && enc != Encoding::kQ4Zp32)
+    return Unimplemented(std::string("decoder: encoding ") + t.name +
+                         " is not generated (sub-block scales packed in 6-bit fields)");
+  b.Reshape("data", {blocks, t.block_bytes}, "block_bytes");
+  const std::string idx = b.ByteIndex("block_bytes", "block_idx");
+  std::string q, scale;
+  if (enc == Encoding::kQ8_0) {  // f16 d, int8 qs[32]: x = d * q
+    scale = b.HalfFromBytes(Col(b, idx, 0, "d_lo"), Col(b, idx, 1, "d_hi"), "scale");
+    q = b.Lookup(b.Slice(idx, {2}, {34}, {1}, "qs"), Int8Table(), "q");
+  } else if (enc == Encoding::kQ4_0) {  // f16 d, qs[16] (j low, j+16 high): x = d * (q - 8)
+    scale = b.HalfFromBytes(Col(b, idx, 0, "d_lo"), Col(b, idx, 1, "d_hi"), "scale");
+    b.Nibbles(b.Slice(idx, {2}, {18}, {1}, "qs"), false, false, "q_u");
+    b.Op("Sub", {"q_u", b.ConstF32("eight", {8.0f}, {})}, "q");
+    q = "q";
+  } else {  // q4zp32: f32 scale, u8 zp (low nibble), 3 reserved, qs[16] in ONNX INT4 packing
+    const std::string bytes[4] = {Col(b, idx, 0, "s0"), Col(b, idx, 1, "s1"),
+                                  Col(b, idx, 2, "s2"), Col(b, idx, 3, "s3")};
+    scale = FloatFromBytes(b, bytes, "scale");
+    b.Nibbles(b.Slice(idx, {8}, {24}, {1}, "qs"), false, true, "q_flat");
+    b.Reshape("q_flat", {blocks, 32}, "q_u");
+    b.Nibbles(Col(b, idx, 4, "zp_byte"), false, false, "zp_nibbles");
+    b.Op("Sub", {"q_u", Col(b, "zp_nibbles", 0, "zp")}, "q");
+    q = "q";
+  }
+  b.Op("Mul", {scale, q}, "block_values");
+  b.Reshape("block_values", {-1}, "phys");
+  return Status::Ok();
 }
 
 }  // namespace
 
 Expected<std::string> BuildLayoutDecoder(const Layout& l, const std::string& name) {
   const auto& t = GetEncodingTraits(l.encoding());
-  if (t.block_bytes == 0 || t.block_elems != 1)
-    return Unimplemented("decoder: encoding " + std::string(t.name) +
-                         " has no standard ONNX element type");
+  if (t.block_bytes == 0) return Unimplemented("decoder: layout has no encoding");
+  const bool scalar = t.block_elems == 1 && !t.has_scale;
   // Digit counts per level (canonical order is outermost first), and density.
   const auto levels = l.levels();
   const Shape padded = l.padded_shape();
@@ -68,43 +135,57 @@ Expected<std::string> BuildLayoutDecoder(const Layout& l, const std::string& nam
     return x.dim != y.dim ? x.dim < y.dim : x.tile > y.tile;
   });
 
-  onnx::FunctionProto f;
-  f.set_name(name);
-  f.set_domain(kDecoderDomain);
-  f.add_input("data");
-  f.add_output("value");
-  auto* os = f.add_opset_import();
-  os->set_domain("");
-  os->set_version(13);
+  FunctionBuilder f(name, {"data"});
   std::string cur = "data";
+  if (!scalar) {
+    VT_RETURN_IF_ERROR(DecodeBlocks(f, l));
+    cur = "phys";
+  }
   const int64_t total = inner;
-  if (l.offset() != 0 || PhysicalElements(l) != total) {
-    ConstI64(f, "flat_start", {l.offset()});
-    ConstI64(f, "flat_end", {l.offset() + total});
-    Node(f, "Slice", {cur, "flat_start", "flat_end"}, "flat");
-    cur = "flat";
-  }
+  if (l.offset() != 0 || PhysicalElements(l) != total)
+    cur = f.Slice(cur, {l.offset()}, {l.offset() + total}, {0}, "flat");
   if (levels.empty()) {
-    ConstI64(f, "logical_shape", l.shape());
-    Node(f, "Reshape", {cur, "logical_shape"}, "value");
-  } else {
-    ConstI64(f, "digits", counts);
-    Node(f, "Reshape", {cur, "digits"}, "by_level");
-    auto* tr = Node(f, "Transpose", {"by_level"}, "by_dim");
-    auto* a = tr->add_attribute();
-    a->set_name("perm");
-    a->set_type(onnx::AttributeProto::INTS);
-    for (int64_t p : perm) a->add_ints(p);
-    const bool slice = padded != l.shape();
-    ConstI64(f, "padded_shape", padded);
-    Node(f, "Reshape", {"by_dim", "padded_shape"}, slice ? "padded" : "value");
-    if (slice) {
-      ConstI64(f, "starts", std::vector<int64_t>(l.shape().size(), 0));
-      ConstI64(f, "ends", l.shape());
-      Node(f, "Slice", {"padded", "starts", "ends"}, "value");
-    }
+    f.Reshape(cur, l.shape(), "value");
+    return f.Serialize();
   }
-  return f.SerializeAsString();
+  f.Reshape(cur, counts, "by_level");
+  FunctionBuilder::AttrInts(f.Op("Transpose", {"by_level"}, "by_dim"), "perm", perm);
+  const bool slice = padded != l.shape();
+  f.Reshape("by_dim", padded, slice ? "padded" : "value");
+  if (slice) {
+    std::vector<int64_t> axes(l.shape().size());
+    std::iota(axes.begin(), axes.end(), 0);
+    f.Slice("padded", std::vector<int64_t>(l.shape().size(), 0), l.shape(), axes, "value");
+  }
+  return f.Serialize();
+}
+
+Expected<std::vector<Tensor>> DecoderInputs(const vtensor::StructTypeProto& t,
+                                            const uint8_t* bytes, size_t size) {
+  std::vector<Tensor> out;
+  for (int i = 0; i < t.fields_size(); ++i) {
+    const auto& f = t.fields(i);
+    const std::string where = "type '" + t.name() + "' fields[" + std::to_string(i) + "] '" + f.name() + "'";
+    auto n = FieldBytes(f);
+    if (!n.ok()) return InvalidArgument(where + ": " + n.status().message());
+    if (f.offset() < 0 || static_cast<uint64_t>(f.offset()) > size ||
+        static_cast<uint64_t>(*n) > size - static_cast<uint64_t>(f.offset()))
+      return InvalidArgument(where + ": bytes [" + std::to_string(f.offset()) + ", " +
+                             std::to_string(f.offset() + *n) + ") outside the " +
+                             std::to_string(size) + "-byte payload");
+    const auto& traits = GetEncodingTraits(*EncodingFromName(f.encoding()));
+    Tensor x;
+    if (traits.block_elems == 1 && !traits.has_scale && traits.dtype != DType::kUndefined) {
+      Shape shape;
+      for (const auto& d : f.shape()) shape.push_back(d.dim_value());
+      x = Tensor::Empty(traits.dtype, shape);
+    } else {
+      x = Tensor::Empty(DType::kUInt8, {*n});
+    }
+    if (*n > 0) std::memcpy(x.raw_mutable_data(), bytes + f.offset(), static_cast<size_t>(*n));
+    out.push_back(std::move(x));
+  }
+  return out;
 }
 
 }  // namespace vt

@@ -29,6 +29,7 @@
 #include "ops/conv_geometry.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
+#include "vtensor/runtime/weight_provider.h"
 
 namespace vt::ops {
 namespace {
@@ -39,21 +40,12 @@ using kernels::F32GemmB;
 using kernels::F32GemmEpilogue;
 using kernels::F32Panels;
 
-enum class ConvMode { kDepthwise, kPointwise, kTapMajor, kPacked, kIm2colNd };
+using ConvMode = ConvWeightMode;  // decided in runtime/weight_form.h (packing and compute agree)
 
-// Below this many input channels per group, tap-sized K blocks are too short to amortise the
-// microkernel's accumulator load/store, so rows are packed instead.
-constexpr int64_t kTapMajorMinChannels = 16;
-
-// rank: of X; w: shape of W; unit: all strides 1 and all pads 0.
+// rank: of X (== rank of W); w: shape of W; unit: all strides 1 and all pads 0.
 ConvMode ChooseMode(int rank, const Shape& w, int64_t group, bool unit) {
-  const int64_t mg = w[0] / group;
-  if (rank <= 4 && w[1] == 1 && mg == 1) return ConvMode::kDepthwise;
-  bool one = true;
-  for (size_t i = 2; i < w.size(); ++i) one = one && w[i] == 1;
-  if (one && unit) return ConvMode::kPointwise;
-  if (rank > 4) return ConvMode::kIm2colNd;
-  return w[1] >= kTapMajorMinChannels ? ConvMode::kTapMajor : ConvMode::kPacked;
+  (void)rank;
+  return ChooseConvWeightMode(w, group, unit);
 }
 
 // W_g [Mg, C, taps] -> [Mg, taps, C] (GEMM rows in tap-major order).
@@ -103,8 +95,27 @@ class ConvKernel final : public OpKernel {
     mode_ = ChooseMode(w->rank(), w->shape(), group, UnitStridesAndPads(node));
     if (mode_ == ConvMode::kDepthwise) return;  // weights read in place
     w_const_ = *w;
-    const Tensor wc = w->Contiguous();
     const int64_t mg = w->dim(0) / group, k = w->numel() / w->dim(0), c = w->dim(1);
+    // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
+    const WeightUseInfo use{WeightUse::kConvFilter, group, UnitStridesAndPads(node)};
+    auto pw = init.weights().Prepare(node, node.inputs[1], *w, use);
+    if (pw.ok() && pw->has_value()) {
+      const PreparedWeight& p = **pw;
+      gemm_ = kernels::FindF32GemmKernel(p.form.kernel);
+      const size_t mr = static_cast<size_t>(p.form.panel);
+      const size_t per_group =
+          kernels::F32PanelsSize(mr, static_cast<size_t>(k), static_cast<size_t>(mg));
+      const float* base = reinterpret_cast<const float*>(p.bytes.data);
+      for (int64_t g = 0; g < group; ++g)
+        w_panels_.push_back(kernels::BorrowF32Panels(mr, static_cast<size_t>(k),
+                                                     static_cast<size_t>(mg),
+                                                     base + static_cast<size_t>(g) * per_group,
+                                                     p.bytes.keep_alive));
+      if (gemm_ != nullptr) return;
+      w_panels_.clear();
+    }
+    // Grouped filters whose per-group panels a layout cannot express: packed here.
+    const Tensor wc = w->Contiguous();
     gemm_ = &kernels::F32GemmKernelForM(static_cast<size_t>(mg));
     std::vector<float> perm;
     if (mode_ == ConvMode::kTapMajor) perm.resize(static_cast<size_t>(mg * k));

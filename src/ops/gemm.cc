@@ -12,6 +12,7 @@
 #include "ops/constant_operand.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
+#include "vtensor/runtime/weight_provider.h"
 
 namespace vt::ops {
 namespace {
@@ -38,7 +39,7 @@ void IntGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, const T* b, b
 
 class GemmKernel final : public OpKernel {
  public:
-  explicit GemmKernel(const KernelInit& init) : gemm_(kernels::DefaultF32GemmKernel()) {
+  explicit GemmKernel(const KernelInit& init) {
     const Node& node = init.node;
     trans_a_ = node.GetInt("transA", 0) != 0;
     trans_b_ = node.GetInt("transB", 0) != 0;
@@ -47,11 +48,18 @@ class GemmKernel final : public OpKernel {
     const Tensor* b = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
     if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() != 2) return;
     b_const_ = *b;
-    const Tensor bc = b->Contiguous();
     const size_t r = static_cast<size_t>(b->dim(0)), c = static_cast<size_t>(b->dim(1));
-    b_panels_ = trans_b_ ? kernels::MakeF32PanelsFromNk(gemm_.nr, c, r, bc.data<float>(), c)
-                         : kernels::MakeF32PanelsFromKn(gemm_.nr, r, c, bc.data<float>(), c);
-    has_panels_ = true;
+    const WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
+    auto pw = init.weights().Prepare(node, node.inputs[1], *b, use);
+    if (pw.ok() && pw->has_value()) {
+      const PreparedWeight& p = **pw;
+      const size_t K = trans_b_ ? c : r, N = trans_b_ ? r : c;
+      b_panels_ = kernels::BorrowF32Panels(static_cast<size_t>(p.form.panel), K, N,
+                                           reinterpret_cast<const float*>(p.bytes.data),
+                                           p.bytes.keep_alive);
+      isa_ = p.form.isa;
+      has_panels_ = true;
+    }
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -129,7 +137,10 @@ class GemmKernel final : public OpKernel {
              static_cast<size_t>(B.dim(1))};
     }
     // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
-    kernels::F32Gemm(kernels::F32GemmKernelForM(static_cast<size_t>(M)), static_cast<size_t>(M),
+    const kernels::F32GemmKernel* row =
+        prepacked ? kernels::FindF32GemmKernel(F32GemmRowNameForM(isa_, M)) : nullptr;
+    kernels::F32Gemm(row ? *row : kernels::F32GemmKernelForM(static_cast<size_t>(M)),
+                     static_cast<size_t>(M),
                      static_cast<size_t>(N), static_cast<size_t>(K), opa, opb, py,
                      static_cast<size_t>(N), ep, ctx.threads());
     if (dt != DType::kFloat32) StoreF32As(yf, Y);
@@ -137,7 +148,7 @@ class GemmKernel final : public OpKernel {
   }
 
  private:
-  const kernels::F32GemmKernel& gemm_;
+  IsaLevel isa_ = IsaLevel::kBaseline;  // ISA the panels were packed for
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
   Tensor b_const_;

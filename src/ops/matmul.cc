@@ -7,11 +7,13 @@
 // matrix at session creation. When B has no batch axes the batch of A is folded into M, so
 // [batch, M, K] x [K, N] is a single GEMM.
 #include <memory>
+#include <optional>
 
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/constant_operand.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
+#include "vtensor/runtime/weight_provider.h"
 
 namespace vt::ops {
 namespace {
@@ -88,19 +90,41 @@ void IntMatMul(const MatMulShapes& s, const T* a, const T* b, T* y) {
 
 class MatMulKernel final : public OpKernel {
  public:
-  explicit MatMulKernel(const KernelInit& init) : gemm_(kernels::DefaultF32GemmKernel()) {
+  explicit MatMulKernel(const KernelInit& init) {
     const Node& node = init.node;
     const Tensor* b = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
     if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() < 1) return;
     b_const_ = *b;
-    const Tensor bc = b->Contiguous();
     const Shape& sb = b->shape();
     const size_t K = static_cast<size_t>(sb.size() == 1 ? sb[0] : sb[sb.size() - 2]);
     const size_t N = static_cast<size_t>(sb.size() == 1 ? 1 : sb.back());
+    if (b->rank() == 2) {
+      // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
+      auto pw = init.weights().Prepare(node, node.inputs[1], *b, {WeightUse::kMatMulB});
+      if (pw.ok() && pw->has_value()) {
+        const PreparedWeight& p = **pw;
+        b_panels_.push_back(kernels::BorrowF32Panels(
+            static_cast<size_t>(p.form.panel), K, N,
+            reinterpret_cast<const float*>(p.bytes.data), p.bytes.keep_alive));
+        isa_ = p.form.isa;
+        return;
+      }
+    }
+    // Batched B: one panel set per matrix, packed here (not cached).
+    const kernels::F32GemmKernel& gemm = kernels::DefaultF32GemmKernel();
+    const Tensor bc = b->Contiguous();
     const int64_t mats = K * N == 0 ? 0 : b->numel() / static_cast<int64_t>(K * N);
     for (int64_t i = 0; i < mats; ++i)
       b_panels_.push_back(kernels::MakeF32PanelsFromKn(
-          gemm_.nr, K, N, bc.data<float>() + static_cast<size_t>(i) * K * N, N));
+          gemm.nr, K, N, bc.data<float>() + static_cast<size_t>(i) * K * N, N));
+  }
+
+  // The microkernel for a GEMM of `m` rows: one reading the prepacked panels' NR and ISA.
+  const kernels::F32GemmKernel& KernelForM(size_t m) const {
+    if (!isa_) return kernels::F32GemmKernelForM(m);
+    const kernels::F32GemmKernel* k =
+        kernels::FindF32GemmKernel(F32GemmRowNameForM(*isa_, static_cast<int64_t>(m)));
+    return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -143,13 +167,13 @@ class MatMulKernel final : public OpKernel {
     if (b_single) {
       // Every batch of A meets the same B: one GEMM with the batches stacked along M.
       const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
-      kernels::F32Gemm(kernels::F32GemmKernelForM(rows), rows, N, K,
+      kernels::F32Gemm(prepacked ? KernelForM(rows) : kernels::F32GemmKernelForM(rows), rows, N, K,
                        F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py, N, ep, threads);
     } else {
       std::vector<int64_t> ia, ib;
       BatchOffsets(s, &ia, &ib);
       for (size_t bi = 0; bi < ia.size(); ++bi)
-        kernels::F32Gemm(kernels::F32GemmKernelForM(M), M, N, K,
+        kernels::F32Gemm(prepacked ? KernelForM(M) : kernels::F32GemmKernelForM(M), M, N, K,
                          F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
                          b_operand(ib[bi]), py + bi * M * N, N, ep, threads);
     }
@@ -158,7 +182,7 @@ class MatMulKernel final : public OpKernel {
   }
 
  private:
-  const kernels::F32GemmKernel& gemm_;
+  std::optional<IsaLevel> isa_;      // ISA of a resolver form (2-D B); else host dispatch
   Tensor b_const_;
   std::vector<F32Panels> b_panels_;  // one per batch matrix of the constant B
 };

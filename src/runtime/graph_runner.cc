@@ -52,8 +52,10 @@ const Value* GraphRunner::Frame::Lookup(const std::string& name) const {
 }
 
 Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, const Model& model,
-                                                             BufferPool* pool) {
+                                                             BufferPool* pool,
+                                                             WeightProvider* provider) {
   auto r = std::unique_ptr<GraphRunner>(new GraphRunner());
+  r->provider_ = provider;
   r->graph_ = &graph;
   r->model_ = &model;
   r->pool_ = pool;
@@ -110,7 +112,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
           if (s >= 0) last_use[static_cast<size_t>(s)] = static_cast<int>(p);
         }
     }
-    auto k = CreateKernel(node, graph, model);
+    auto k = CreateKernel(node, graph, model, provider);
     if (!k.ok()) {
       // Keep going on unsupported ops so one error lists all of them.
       if (k.status().code() != StatusCode::kUnimplemented) return with_file(k.take_status());
@@ -119,6 +121,18 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
       continue;
     }
     np.kernel = std::move(k).value();
+    // Subgraph kernels are prepared now as well (their weights are packed, or taken from the
+    // compiled-tensor cache, at load like every other weight). A subgraph that cannot be
+    // prepared stays lazy: its error surfaces only if a run reaches it.
+    for (const auto& [an, a] : node.attrs) {
+      std::vector<const Graph*> subs;
+      if (a.g) subs.push_back(a.g.get());
+      for (const auto& sg : a.graphs) subs.push_back(sg.get());
+      for (const Graph* sg : subs)
+        if (!r->subrunners_.count(sg))
+          if (auto sub = Prepare(*sg, model, pool, provider); sub.ok())
+            r->subrunners_.emplace(sg, std::move(sub).value());
+    }
   }
   if (num_unsupported > 0) {
     std::string msg = unsupported[0];
@@ -226,7 +240,7 @@ Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
                                                       int threads) {
   auto it = subrunners_.find(&g);
   if (it == subrunners_.end()) {
-    VT_ASSIGN_OR_RETURN(auto sub, Prepare(g, *model_, pool_));
+    VT_ASSIGN_OR_RETURN(auto sub, Prepare(g, *model_, pool_, provider_));
     it = subrunners_.emplace(&g, std::move(sub)).first;
   }
   if (inputs.size() > g.inputs.size())

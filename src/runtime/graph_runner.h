@@ -26,8 +26,10 @@ class BufferPool {
 class GraphRunner {
  public:
   // Prepares `graph` (kernels created, order computed). `model` supplies opsets and path.
+  // `provider` (may be null: the default) packs or takes cached constant weights.
   static Expected<std::unique_ptr<GraphRunner>> Prepare(const Graph& graph, const Model& model,
-                                                        BufferPool* pool);
+                                                        BufferPool* pool,
+                                                        WeightProvider* provider = nullptr);
 
   // Executes with values for graph.inputs by name (missing initializer-backed inputs use the
   // initializer). `outer` is the enclosing runner's frame for outer-scope names.
@@ -61,6 +63,7 @@ class GraphRunner {
 
   const Graph* graph_ = nullptr;
   const Model* model_ = nullptr;
+  WeightProvider* provider_ = nullptr;
   BufferPool* pool_ = nullptr;
   std::unordered_map<std::string, int> slot_of_;
   int num_slots_ = 0;
@@ -76,7 +79,8 @@ class GraphRunner {
 // Creates the kernel for `node`: a registered kernel, else an ONNX schema function expansion.
 // Errors: Unimplemented naming file, node, op type, domain and opset.
 Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& graph,
-                                                 const Model& model);
+                                                 const Model& model,
+                                                 WeightProvider* provider = nullptr);
 
 // Kernel that expands an ONNX function-defined op (schema function body) at run time.
 Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const Model& model);

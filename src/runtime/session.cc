@@ -5,18 +5,19 @@
 #include "graph_runner.h"
 #include "vtensor/runtime/constant_folding.h"
 #include "vtensor/runtime/fusion.h"
+#include "vtensor/format/compiled_model.h"
 #include "vtensor/format/onnx_import.h"
 
 namespace vt {
 
 Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& graph,
-                                                 const Model& model) {
+                                                 const Model& model, WeightProvider* provider) {
   if (node.opset <= 0)
     return Unimplemented(node.Describe() + ": domain '" + node.domain +
                          "' is not imported by the model (no opset_import entry)");
   const KernelFactory* f = KernelRegistry::Global().Find(node.domain, node.op_type, node.opset);
   if (f != nullptr) {
-    KernelInit init{node, graph};
+    KernelInit init{node, graph, provider};
     auto k = (*f)(init);
     if (!k.ok()) {
       Status st = k.take_status();
@@ -33,7 +34,16 @@ Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& 
 Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
+  return Create(std::move(model), opts, nullptr);
+}
+
+Expected<std::unique_ptr<Session>> Session::Create(
+    Model model, const SessionOptions& opts,
+    std::shared_ptr<const vtensor::ModelExtension> compiled) {
   if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
+  if (!opts.prepare_only && !IsaSupported(opts.isa))
+    return InvalidArgument(std::string("kernel architecture ") + IsaArchitecture(opts.isa) +
+                           " is not supported by this CPU");
   auto s = std::unique_ptr<Session>(new Session());
   s->model_ = std::move(model);
   s->opts_ = opts;
@@ -43,7 +53,12 @@ Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOpt
     VT_RETURN_IF_ERROR(FoldConstants(*s->model_.graph, s->model_, FoldOptions{}, &stats));
   }
   if (opts.fuse) FuseHardSwish(*s->model_.graph);
-  VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get()));
+  s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
+  s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
+  if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
+  VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get(),
+                                                       s->provider_.get()));
+  s->cache_->Finish();
   return s;
 }
 
@@ -51,7 +66,16 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const 
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
   VT_ASSIGN_OR_RETURN(Model m, LoadModel(path, io));
-  return Create(std::move(m), opts);
+  std::string ext_error;
+  std::shared_ptr<const vtensor::ModelExtension> ext;
+  if (opts.cache.enabled) {
+    auto e = ReadModelExtension(path);
+    if (e.ok()) ext = std::move(*e);
+    else ext_error = e.status().message();
+  }
+  VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
+  s->extension_error_ = std::move(ext_error);
+  return s;
 }
 
 namespace {
@@ -85,6 +109,9 @@ Status CheckInput(const GraphIO& io, const Value& v, const std::string& file) {
 Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
   auto real = model_.graph->RealInputs();
   const std::string file = model_.path.empty() ? "<model>" : model_.path;
+  if (opts_.prepare_only)
+    return FailedPrecondition(file + ": session was prepared for " + IsaArchitecture(opts_.isa) +
+                              " only (prepare_only) and cannot run");
   if (inputs.size() != real.size())
     return InvalidArgument(file + ": model takes " + std::to_string(real.size()) +
                            " inputs, got " + std::to_string(inputs.size()));

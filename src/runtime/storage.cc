@@ -57,6 +57,7 @@ std::shared_ptr<Storage> Storage::FromMap(std::shared_ptr<MappedFile> file, size
   s->data_ = file->data() + offset;
   s->size_ = bytes;
   s->read_only_ = true;
+  s->map_ = file.get();
   s->keep_alive_ = std::move(file);
   return s;
 }

@@ -11,15 +11,19 @@ namespace vt::cli {
 int BenchCommand(const BenchArgs& a) {
   using Clock = std::chrono::steady_clock;
   auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  SessionOptions so;
-  so.threads = a.threads;
+  auto so = MakeSessionOptions(a.session, a.threads);
+  if (!so.ok()) {
+    fmt::print(stderr, "error: {}\n", so.status().message());
+    return 2;
+  }
   auto t0 = Clock::now();
-  auto s = Session::Load(a.model, so);
+  auto s = Session::Load(a.model, *so);
   auto t1 = Clock::now();
   if (!s.ok()) {
     fmt::print(stderr, "error: {}\n", s.status().message());
     return 2;
   }
+  if (a.session.explain) PrintExplain(**s, stdout);
   auto inputs = a.data_dir.empty() ? ZeroInputs(**s) : LoadInputs(**s, a.data_dir);
   if (!inputs.ok()) {
     fmt::print(stderr, "error: {}\n", inputs.status().message());

@@ -1,11 +1,14 @@
 // `vtensor check MODEL [--json] [--decode]`: libonnx checks plus every compiled-tensor rule of
-// DESIGN §4 (format/model_checker.h). Exit 0: no error; 1: errors; 2: model unreadable.
+// DESIGN §4 (format/model_checker.h). --decode runs each type's stored decoder function with
+// vtensor's runtime (runtime/decoder_runner.h) and compares with the source initializer.
+// Exit 0: no error; 1: errors; 2: model unreadable.
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
 #include "tools/commands.h"
 #include "vtensor/format/model_checker.h"
+#include "vtensor/runtime/decoder_runner.h"
 
 namespace vt::cli {
 
@@ -21,6 +24,7 @@ int CheckCommand(const CheckArgs& a) {
   }
   CheckOptions opts;
   opts.decode = a.decode;
+  opts.run_decoder = RunDecoderFunction;
   auto findings = CheckCompiledModel(*m, opts);
   int errors = 0, warnings = 0;
   for (const auto& f : findings) {

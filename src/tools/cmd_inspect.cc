@@ -42,7 +42,45 @@ nlohmann::json TypeJson(const vtensor::StructTypeProto& t) {
 
 }  // namespace
 
+// --cache: loads the model as `run` would and reports every entry's HIT / MISS(reason).
+int InspectCacheCommand(const InspectArgs& a) {
+  auto so = MakeSessionOptions(a.session, 1);
+  if (!so.ok()) {
+    fmt::print(stderr, "error: {}\n", so.status().message());
+    return 2;
+  }
+  auto s = Session::Load(a.model, *so);
+  if (!s.ok()) {
+    fmt::print(stderr, "error: {}\n", s.status().message());
+    return 2;
+  }
+  if (a.json) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const auto& r : (*s)->cache_report())
+      entries.push_back({{"index", r.index}, {"source_name", r.source_name},
+                         {"architecture", r.architecture}, {"type", r.type_name},
+                         {"state", r.state == EntryState::kHit ? "HIT" : "MISS"},
+                         {"reason", r.reason}, {"detail", r.detail},
+                         {"payload_bytes", r.payload_bytes}, {"verified", r.verified},
+                         {"memo", r.memo}});
+    nlohmann::json j = {{"model", a.model},
+                        {"architecture", IsaArchitecture(so->isa)},
+                        {"profile", WeightProfileName(so->profile)},
+                        {"verify", VerifyPolicyName(so->cache.verify)},
+                        {"entries", entries}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("model: {}\narchitecture: {}  profile: {}  verify: {}\n", a.model,
+             IsaArchitecture(so->isa), WeightProfileName(so->profile),
+             VerifyPolicyName(so->cache.verify));
+  if (a.session.explain) PrintExplain(**s, stdout);
+  else PrintCacheReport(**s, stdout);
+  return 0;
+}
+
 int InspectCommand(const InspectArgs& a) {
+  if (a.cache) return InspectCacheCommand(a);
   auto m = ReadCompiledModel(a.model);
   if (!m.ok()) {
     fmt::print(stderr, "error: {}\n", m.status().message());

@@ -7,14 +7,18 @@
 namespace vt::cli {
 
 int RunCommand(const RunArgs& a) {
-  SessionOptions so;
-  so.threads = a.threads;
-  auto s = Session::Load(a.model, so);
+  auto so = MakeSessionOptions(a.session, a.threads);
+  if (!so.ok()) {
+    fmt::print(stderr, "error: {}\n", so.status().message());
+    return 2;
+  }
+  auto s = Session::Load(a.model, *so);
   if (!s.ok()) {
     fmt::print(stderr, "error: {}\n", s.status().message());
     return 2;
   }
   Session& sess = **s;
+  if (a.session.explain) PrintExplain(sess, stdout);
   auto inputs = a.data_dir.empty() ? ZeroInputs(sess) : LoadInputs(sess, a.data_dir);
   if (!inputs.ok()) {
     fmt::print(stderr, "error: {}\n", inputs.status().message());
@@ -33,6 +37,13 @@ int RunCommand(const RunArgs& a) {
   if (!outs.ok()) {
     fmt::print(stderr, "error: {}\n", outs.status().message());
     return 2;
+  }
+  if (!a.save_outputs.empty()) {
+    Status st = SaveOutputs(sess, *outs, a.save_outputs);
+    if (!st.ok()) {
+      fmt::print(stderr, "error: {}\n", st.message());
+      return 2;
+    }
   }
   bool all_pass = true;
   for (size_t i = 0; i < outs->size(); ++i) {

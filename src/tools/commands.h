@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/session_flags.h"
+
 namespace vt::cli {
 
 struct RunArgs {
@@ -14,6 +16,8 @@ struct RunArgs {
   double rtol = 1e-3;
   double atol = 1e-7;
   int threads = 1;
+  std::string save_outputs;  // directory: write output_N.pb (TensorProto) per output
+  SessionFlags session;
 };
 int RunCommand(const RunArgs& a);
 
@@ -25,6 +29,7 @@ struct BenchArgs {
   int runs = 20;
   int warmup = 2;
   int threads = 1;
+  SessionFlags session;
 };
 int BenchCommand(const BenchArgs& a);
 
@@ -46,6 +51,8 @@ int CheckCommand(const CheckArgs& a);  // 0 no error, 1 errors, 2 unreadable
 struct InspectArgs {
   std::string model;
   bool json = false;
+  bool cache = false;  // --cache: HIT / MISS(reason) per entry for this machine
+  SessionFlags session;
 };
 int InspectCommand(const InspectArgs& a);  // 0 ok, 2 unreadable
 
@@ -70,5 +77,25 @@ struct ExportArgs {
   std::vector<std::string> input_values;  // NAME=V[,V...]: input bound to a constant
 };
 int ExportCommand(const ExportArgs& a);  // 0 ok, 2 error (no output file written)
+
+// Issue #4: the compiled-tensor cache.
+struct CompileArgs {
+  std::string model;
+  std::string out;
+  std::vector<std::string> devices;  // default: native
+  std::string profile = "exact";
+  std::string payload = "external";  // external | inline
+  std::string algo = "blake3";
+  bool progress = true;              // only drawn when stderr is a terminal
+};
+int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
+
+struct BenchLoadArgs {
+  std::string model;
+  int reps = 3;
+  std::string ort;          // node module dir for onnxruntime-node ("" = auto, "none" = skip)
+  bool json = false;
+};
+int BenchLoadCommand(const BenchLoadArgs& a);  // 0 ok, 2 error
 
 }  // namespace vt::cli

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 
+#include <onnx/onnx_pb.h>
+
+#include "vtensor/base/file.h"
 #include "vtensor/format/onnx_import.h"
 
 namespace vt {
@@ -81,6 +84,21 @@ Expected<std::vector<std::optional<Value>>> LoadExpectedOutputs(const Session& s
     out.emplace_back(std::move(v));
   }
   return out;
+}
+
+Status SaveOutputs(const Session& s, const std::vector<Value>& outputs, const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return IoError("cannot create directory '" + dir + "'");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = s.outputs()[i].name;
+    if (!outputs[i].is_tensor())
+      return InvalidArgument("output '" + name + "' is not a tensor; --save-outputs writes tensors");
+    onnx::TensorProto tp;
+    TensorToProto(outputs[i].tensor().Contiguous(), name, &tp);
+    VT_RETURN_IF_ERROR(
+        WriteFileAtomic(dir + "/output_" + std::to_string(i) + ".pb", tp.SerializeAsString()));
+  }
+  return Status::Ok();
 }
 
 }  // namespace vt

@@ -19,4 +19,9 @@ Expected<std::vector<Value>> ZeroInputs(const Session& s);
 Expected<std::vector<std::optional<Value>>> LoadExpectedOutputs(const Session& s,
                                                                 const std::string& dir);
 
+// Writes DIR/output_N.pb (a TensorProto named after the output) for each tensor output, so two
+// runs can be compared byte for byte. Creates DIR if needed. Errors: InvalidArgument for a
+// non-tensor output, IoError.
+Status SaveOutputs(const Session& s, const std::vector<Value>& outputs, const std::string& dir);
+
 }  // namespace vt

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--atol", run.atol, "absolute tolerance (default 1e-7)");
   run_cmd->add_option("--threads", run.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
+  run_cmd->add_option("--save-outputs", run.save_outputs, "write output_N.pb files to DIR");
+  vt::cli::AddSessionFlags(run_cmd, &run.session);
 
   std::string info_model;
   auto* info_cmd = app.add_subcommand("info", "Print model summary");
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first (default 2)");
   bench_cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
+  vt::cli::AddSessionFlags(bench_cmd, &bench.session);
 
   vt::cli::DigestArgs digest;
   auto* digest_cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer");
@@ -49,6 +52,40 @@ int main(int argc, char** argv) {
   auto* inspect_cmd = app.add_subcommand("inspect", "List struct types, devices, compiled tensors");
   inspect_cmd->add_option("model", inspect.model, "ONNX model file")->required();
   inspect_cmd->add_flag("--json", inspect.json, "as JSON");
+  inspect_cmd->add_flag("--cache", inspect.cache,
+                        "load the model and print HIT or MISS(reason) per entry for this machine");
+  vt::cli::AddSessionFlags(inspect_cmd, &inspect.session);
+
+  vt::cli::CompileArgs compile;
+  auto* compile_cmd = app.add_subcommand(
+      "compile", "Write MODEL's weights prepacked for devices as compiled tensors (cache)");
+  compile_cmd->add_option("model", compile.model, "ONNX model file (never modified)")->required();
+  compile_cmd->add_option("-o,--output", compile.out, "output model")->required();
+  compile_cmd->add_option("--device", compile.devices,
+                          "native (default), x86_64-avx512, x86_64-avx2, x86_64-baseline "
+                          "(repeatable: one entry per device)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  compile_cmd->add_option("--profile", compile.profile, "exact (default) or compact")
+      ->check(CLI::IsMember({"exact", "compact"}));
+  compile_cmd->add_option("--payload", compile.payload,
+                          "external (default: OUT.vtpack, 4096-aligned) or inline")
+      ->check(CLI::IsMember({"external", "inline"}));
+  compile_cmd->add_option("--algo", compile.algo, "source digest: blake3 (default) or sha256")
+      ->check(CLI::IsMember({"blake3", "sha256"}));
+  compile_cmd->add_flag("!--no-progress", compile.progress, "no progress display");
+
+  vt::cli::BenchLoadArgs bench_load;
+  auto* bench_load_cmd = app.add_subcommand(
+      "bench-load", "Time session-ready with and without compiled tensors, and ONNX Runtime's");
+  bench_load_cmd->add_option("model", bench_load.model, "a model compiled by vtensor compile")
+      ->required();
+  bench_load_cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
+      ->check(CLI::Range(1, 100));
+  bench_load_cmd->add_option("--ort", bench_load.ort,
+                             "node_modules dir with onnxruntime-node ('none' skips ORT)");
+  bench_load_cmd->add_flag("--json", bench_load.json, "as JSON");
 
   vt::cli::PassesArgs passes;
   auto* passes_cmd = app.add_subcommand("passes", "Run a target's passes; print the graph with layouts");
@@ -101,6 +138,8 @@ int main(int argc, char** argv) {
     if (*inspect_cmd) return vt::cli::InspectCommand(inspect);
     if (*passes_cmd) return vt::cli::PassesCommand(passes);
     if (*export_cmd) return vt::cli::ExportCommand(exp);
+    if (*compile_cmd) return vt::cli::CompileCommand(compile);
+    if (*bench_load_cmd) return vt::cli::BenchLoadCommand(bench_load);
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: out of memory: the model asked for a tensor larger than memory\n");
     return 2;

@@ -14,6 +14,7 @@
 #include "hlo_interpreter.h"
 #include "passes/test_model_builder.h"
 #include "tools/compare.h"
+#include "tools/synthetic_transformer.h"
 #include "vtensor/export/irpa_writer.h"
 #include "vtensor/export/stablehlo_export.h"
 #include "vtensor/format/onnx_import.h"
@@ -383,6 +384,46 @@ TEST(ExportNumericTest, IfWithARuntimeCondition) {
     c.feeds["C"] = t;
     Check(b, c);
   }
+}
+
+// The synthetic transformer of vtensor-gen-transformer (issue #5 item 3): every op of a
+// decoder block (batched MatMul of 4-D operands, Transpose, Reshape with 0/-1, Softmax, Sigmoid,
+// RMS norm decomposed into ReduceMean/Sqrt/Div, LayerNormalization), exported with and without
+// target layouts and external parameters; the symbolic-seq variant with a bound input shape.
+TEST(ExportNumericTest, SyntheticTransformer) {
+  char dir_template[] = "/tmp/vt_export_synth_XXXXXX";
+  const char* dir = ::mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  struct Variant {
+    NormKind norm;
+    bool dynamic_seq;
+    const char* target;
+  };
+  for (const Variant& v : {Variant{NormKind::kRms, false, ""}, Variant{NormKind::kRms, false, "x86_64-avx512"},
+                           Variant{NormKind::kLayer, false, "x86_64-avx2"}, Variant{NormKind::kRms, true, "iree-llvm-cpu"}}) {
+    TransformerConfig tc;
+    tc.hidden = 64;
+    tc.ffn = 172;
+    tc.heads = 4;
+    tc.layers = 2;
+    tc.seq = 5;
+    tc.norm = v.norm;
+    tc.dynamic_seq = v.dynamic_seq;
+    const std::string path = std::string(dir) + "/synthetic.onnx";
+    auto gen = WriteSyntheticTransformer(tc, path, WeightStorage::kExternal);
+    ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+    Case c;
+    c.target = v.target;
+    c.externalize = std::string(v.target) != "";
+    if (v.dynamic_seq) c.shapes["x"] = {1, 7, 64};
+    c.rtol = 1e-3;
+    c.atol = 1e-4;
+    SCOPED_TRACE(std::string(v.norm == NormKind::kRms ? "rms" : "layer") + (v.dynamic_seq ? " dynamic " : " ") + v.target);
+    CheckModel([&] { return LoadModel(path); }, c);
+    std::remove(gen->data_path.c_str());
+    std::remove(path.c_str());
+  }
+  ::rmdir(dir);
 }
 
 // ---- real models (model cache; skipped when absent) ----

@@ -38,6 +38,14 @@ struct CompiledModel {
 Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size, const std::string& path);
 // Reads a model file (memory-mapped). Errors: NotFound, IoError, as ParseCompiledModel.
 Expected<CompiledModel> ReadCompiledModel(const std::string& path);
+// Only fields 27-29 of model bytes, without building the ModelProto: every other top-level
+// field is skipped (initializer bytes are never copied). A model without them gives an empty
+// extension. Errors: InvalidArgument for malformed protobuf or extension fields.
+Expected<std::shared_ptr<vtensor::ModelExtension>> ParseModelExtension(const void* data,
+                                                                       size_t size,
+                                                                       const std::string& path);
+// ParseModelExtension of a file (memory-mapped). Errors: NotFound, IoError, as above.
+Expected<std::shared_ptr<vtensor::ModelExtension>> ReadModelExtension(const std::string& path);
 // ModelProto bytes followed by the extension bytes. Errors: InvalidArgument over 2 GiB.
 Expected<std::string> SerializeCompiledModel(const CompiledModel& m);
 // Serializes and writes atomically. Errors: as SerializeCompiledModel, IoError.

@@ -25,14 +25,25 @@
 //   payload-external          external location/offset/length invalid or outside its file (error)
 //   metadata-key              duplicate key in compiled_tensors[i].metadata_props (error)
 //   decoder-invalid           decoder is not a FunctionProto taking the fields (error)
-//   decode-mismatch           --decode: unpacked payload differs from the initializer (error)
+//   decode-mismatch           --decode: decoded payload differs from the initializer beyond the
+//                             encoding's bound, or the stored decoder fails on it (error)
+//   decode-layout             --decode: decoded through the layout with vtensor's unpacker
+//                             because the type has no decoder or no runner was given (info)
 //   decode-skipped            --decode: entry could not be decoded (info)
+//
+// --decode (docs/compiled-tensors.md "Decoders"): when the type has a decoder and
+// CheckOptions::run_decoder is set, the decoder FunctionProto runs on the payload's fields
+// (format/struct_decoder.h DecoderInputs); otherwise the payload is unpacked through the type's
+// layout (UnpackFloats). The result must equal the initializer bit for bit when the storage
+// is lossless for the source's element type, else lie within DecodeTolerance.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/runtime/tensor.h"
 
 namespace vt {
 
@@ -50,8 +61,16 @@ struct Finding {
 
 struct CheckOptions {
   bool onnx_checker = true;  // run libonnx's checker on the stock part of the model
-  bool decode = false;       // unpack each payload through its layout and compare
+  bool decode = false;       // decode each payload and compare with its initializer
   bool digests = true;       // recompute source digests (reads every compiled initializer)
+  // Runs a decoder: serialized onnx.FunctionProto, its inputs, a message prefix -> the logical
+  // tensor. The format layer does not link the runtime, so the tools layer injects
+  // RunDecoderFunction (runtime/decoder_runner.h). Null: --decode unpacks through the layout.
+  // An Unimplemented error means "cannot run this op here" (decode-skipped), any other error
+  // is the decoder's fault (decode-mismatch).
+  std::function<Expected<Tensor>(const std::string& function_bytes,
+                                 const std::vector<Tensor>& inputs, const std::string& what)>
+      run_decoder;
 };
 
 // All findings for `m` (never throws; reads external files relative to m.path).
@@ -60,5 +79,13 @@ std::vector<Finding> CheckCompiledModel(const CompiledModel& m, const CheckOptio
 // Worst-case decode error bound of an encoding, relative to the largest |value| of the
 // tensor: 0 for lossless encodings (exact comparison).
 float DecodeErrorBound(Encoding e);
+
+// The --decode tolerance of type `t` for a source of element type `source`, relative to the
+// source's largest |value| (0: bit-exact). A type with a layout: 0 when the layout's encoding
+// is the source's own, else DecodeErrorBound(layout encoding). A type without a layout
+// (several planes, e.g. format/planar_block_quant.h): the largest bound over its fields, where
+// integer planes are quantized values with scales: i4/u4 2/15, i8/u8 1/127 (a scale of
+// (max - min) / levels and round-to-nearest err by at most half a step).
+float DecodeTolerance(const vtensor::StructTypeProto& t, DType source);
 
 }  // namespace vt

@@ -22,6 +22,7 @@
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/layout/layout.h"
+#include "vtensor/runtime/weight_form.h"
 
 namespace vt {
 
@@ -40,20 +41,7 @@ std::span<const TargetInfo> Targets();
 // Errors: InvalidArgument "unknown target 'T' (known: ...)".
 Expected<const TargetInfo*> FindTarget(std::string_view name);
 
-// How a weight is consumed, which decides the kernel that reads it.
-enum class WeightUse {
-  kMatMulB,      // MatMul right operand B[K, N] (2-D)
-  kGemmB,        // Gemm B: [K, N], or [N, K] when transB = 1
-  kGemmBTrans,   // Gemm B with transB = 1, logical shape [N, K]
-  kConvFilter,   // Conv W[M, C/group, k...]
-};
-
-// Extra facts about the consuming node the preference depends on.
-struct WeightUseInfo {
-  WeightUse use = WeightUse::kMatMulB;
-  int64_t group = 1;              // Conv
-  bool unit_strides_pads = true;  // Conv: all strides 1 and pads 0
-};
+// WeightUse / WeightUseInfo: runtime/weight_form.h (the resolver decides every vtensor form).
 
 // The layout `target` prefers for an f32 weight of `shape` used as `info` says, or nullopt
 // when the target keeps the stored row-major form (no preference). The layout has encoding

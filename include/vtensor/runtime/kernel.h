@@ -81,11 +81,17 @@ class OpKernel {
 };
 
 // What a kernel factory may inspect when its node is prepared.
+class WeightProvider;  // runtime/weight_provider.h
+
 struct KernelInit {
   const Node& node;
   const Graph& graph;  // to look up constant initializers (graph.initializers)
+  // Packs (or takes from the compiled-tensor cache) constant weights; null outside a session
+  // (then weights() is the default provider: host ISA, exact profile, no cache).
+  WeightProvider* provider = nullptr;
   // Initializer visible from this node (own graph or enclosing ones), or null.
   const Tensor* FindInitializer(const std::string& name) const;
+  WeightProvider& weights() const;
 };
 
 using KernelFactory = std::function<Expected<std::unique_ptr<OpKernel>>(const KernelInit&)>;

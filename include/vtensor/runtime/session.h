@@ -11,6 +11,12 @@
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/runtime/value.h"
+#include "vtensor/runtime/weight_cache.h"
+#include "vtensor/runtime/weight_provider.h"
+
+namespace vtensor {
+class ModelExtension;
+}
 
 namespace vt {
 
@@ -20,6 +26,18 @@ struct SessionOptions {
   bool fold_constants = true;
   // Apply graph fusions (runtime/fusion.h); they need folded constants to match.
   bool fuse = true;
+  // Kernel architecture of packed weights (issue #4): the host's best ISA by default. Compiled
+  // entries hit only for this architecture.
+  IsaLevel isa = HostIsa();
+  // Which weight forms are allowed: exact (lossless, default) or compact (requantized).
+  WeightProfile profile = WeightProfile::kExact;
+  // Compiled-tensor cache use and verification policy (runtime/weight_cache.h).
+  CacheOptions cache;
+  // Prepare only (`vtensor compile` for another CPU): `isa` need not run on this CPU; Run()
+  // is then refused.
+  bool prepare_only = false;
+  // Called for every weight the session packs or takes from the cache (may be empty).
+  WeightObserver weight_observer;
 };
 
 class GraphRunner;
@@ -30,7 +48,13 @@ class Session {
   // Prepares `model`. Errors: InvalidArgument / Unimplemented naming the node, op type and
   // opset (unknown op or domain, cycle, undefined value, bad attribute).
   static Expected<std::unique_ptr<Session>> Create(Model model, const SessionOptions& opts = {});
-  // LoadModel + Create.
+  // As above, with the model's compiled tensors (ModelProto fields 27-29; null: none). Entries
+  // that break a loading rule are misses and never an error.
+  static Expected<std::unique_ptr<Session>> Create(
+      Model model, const SessionOptions& opts,
+      std::shared_ptr<const vtensor::ModelExtension> compiled);
+  // LoadModel + ReadModelExtension + Create. A malformed extension (fields 27-29) is reported
+  // as a cache miss of every entry, not an error.
   static Expected<std::unique_ptr<Session>> Load(const std::string& path,
                                                  const SessionOptions& opts = {});
   ~Session();
@@ -45,11 +69,21 @@ class Session {
   // any kernel error (naming node, op type and opset).
   Expected<std::vector<Value>> Run(const std::vector<Value>& inputs);
 
+  // HIT / MISS(reason) of every compiled entry, in file order (empty without entries).
+  const std::vector<CacheEntryReport>& cache_report() const { return cache_->report(); }
+  // Every constant-weight decision (form candidates and why each was rejected).
+  const std::vector<WeightDecision>& weight_decisions() const { return provider_->decisions(); }
+  // Set when the model's fields 27-29 could not be parsed (all entries then ignored).
+  const std::string& extension_error() const { return extension_error_; }
+
  private:
   Session() = default;
   Model model_;
   SessionOptions opts_;
   std::unique_ptr<BufferPool> pool_;
+  std::unique_ptr<WeightCache> cache_;
+  std::unique_ptr<WeightProvider> provider_;
+  std::string extension_error_;
   std::unique_ptr<GraphRunner> runner_;
 };
 

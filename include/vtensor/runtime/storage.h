@@ -38,6 +38,9 @@ class Storage {
   size_t size() const { return size_; }
   bool read_only() const { return read_only_; }
   const uint8_t* data() const { return data_; }
+  // The mapped file of a kMapped storage (null otherwise): its path identifies the bytes'
+  // origin (verification memo) and its pages may be released when no longer needed.
+  const MappedFile* mapped_file() const { return map_; }
   // Mutable access; only valid when !read_only().
   uint8_t* mutable_data() { return const_cast<uint8_t*>(data_); }
 
@@ -48,6 +51,7 @@ class Storage {
   size_t size_ = 0;
   bool read_only_ = false;
   std::shared_ptr<const void> keep_alive_;
+  const MappedFile* map_ = nullptr;
   std::vector<std::string> strings_;
 };
 

@@ -32,7 +32,12 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
               size_t ldc, const F32GemmEpilogue& ep) {
   const ScopedFlushDenormals ftz;
   const size_t mr = kernel.mr, nr = kernel.nr;
-  const size_t kc_max = std::min(kKc, std::max<size_t>(K, 1));
+  // One M tile against prepacked panels (decode, M <= MR): nothing reuses a B block, so K is
+  // not blocked and the panels are read front to back, one sequential stream over the whole
+  // weight, which keeps the hardware prefetcher at full memory bandwidth.
+  const bool stream_b = b.kind == F32GemmB::Kind::kPanels && m_end - m_begin <= mr;
+  const size_t kc_block = stream_b ? std::max<size_t>(K, 1) : kKc;
+  const size_t kc_max = std::min(kc_block, std::max<size_t>(K, 1));
   const size_t nc_max = std::max(nr, kNc / nr * nr);
   const size_t mc_max = std::max(mr, kMc / mr * mr);
   const bool rows_kind = b.kind == F32GemmB::Kind::kKn || b.kind == F32GemmB::Kind::kKnGroups;
@@ -50,7 +55,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
     size_t pc = 0;
     do {
       // K blocks of a grouped operand never straddle a group (each is one strided matrix).
-      const size_t kc = std::min(kKc, group ? std::min(K, (pc / group + 1) * group) - pc : K - pc);
+      const size_t kc = std::min(kc_block, group ? std::min(K, (pc / group + 1) * group) - pc : K - pc);
       const bool first = pc == 0, last = pc + kc >= K;
       const float* bptr = nullptr;
       size_t panel_stride = 0, b_stride = nr;
@@ -92,6 +97,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.clamp = ep.clamp && last;
       tp.min = ep.min;
       tp.max = ep.max;
+      tp.stream_b = stream_b;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
         for (size_t jr = 0; jr < nc; jr += nr) {

@@ -14,12 +14,16 @@
 namespace vt::kernels {
 namespace {
 
-template <int MR, int NV, bool kFull>
+// Bytes ahead of B that a streaming (decode) loop prefetches.
+constexpr size_t kStreamPrefetch = 2048;
+
+template <int MR, int NV, bool kFull, bool kPrefetch = false>
 __attribute__((always_inline)) inline void MainLoop(size_t kc, const float* a, const float* b,
                                                     size_t b_stride, const __mmask16* mask,
                                                     __m512 (&acc)[MR][NV]) {
 #pragma GCC unroll 2
   for (size_t k = 0; k < kc; ++k) {
+    if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(b) + kStreamPrefetch, _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
@@ -51,7 +55,9 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
     mask[v] = nc >= lo + 16 ? __mmask16(0xFFFF)
                             : (nc > lo ? __mmask16((1u << (nc - lo)) - 1u) : __mmask16(0));
   }
-  if (nc == 16 * NV) {
+  if (nc == 16 * NV && p.stream_b) {
+    MainLoop<MR, NV, true, true>(kc, a, b, b_stride, mask, acc);
+  } else if (nc == 16 * NV) {
     MainLoop<MR, NV, true>(kc, a, b, b_stride, mask, acc);
   } else {
     MainLoop<MR, NV, false>(kc, a, b, b_stride, mask, acc);
@@ -131,6 +137,95 @@ void f32_gemm_8x48_avx512(size_t mr, size_t nc, size_t kc, const float* a, const
                           size_t b_stride, float* c, size_t c_stride,
                           const F32GemmTileParams* params) {
   TileMR<8, 3>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+}
+
+namespace {
+
+// Decode tiles (M <= 4, weights streamed once from memory): the few rows leave the FMA units
+// idle, so the loop is built to keep memory busy instead: U independent k phases hide the FMA
+// latency, and every other step prefetches the panel kStreamPrefetch bytes ahead, which lets a lone
+// consumer run at the sequential-read floor (the hardware prefetcher alone stops short).
+template <int MR, int U>
+__attribute__((always_inline)) inline void DecodeTile(size_t mr, size_t nc, size_t kc,
+                                                      const float* a, const float* b,
+                                                      size_t b_stride, float* c,
+                                                      size_t c_stride,
+                                                      const F32GemmTileParams& p) {
+  if (nc != 32 || b_stride != 32) {
+    // Tails and in-place B: the general tile (same contract, same sums up to rounding).
+    Tile<MR, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, p);
+    return;
+  }
+  __m512 acc[U][MR][2];
+#pragma GCC unroll 4
+  for (int u = 0; u < U; ++u)
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; ++i) acc[u][i][0] = acc[u][i][1] = _mm512_setzero_ps();
+  size_t k = 0;
+  for (; k + U <= kc; k += U) {
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) {
+      const float* bk = b + (k + u) * 32;
+      if (u % 2 == 0)
+        _mm_prefetch(reinterpret_cast<const char*>(bk) + kStreamPrefetch, _MM_HINT_T0);
+      const __m512 b0 = _mm512_loadu_ps(bk), b1 = _mm512_loadu_ps(bk + 16);
+#pragma GCC unroll 4
+      for (int i = 0; i < MR; ++i) {
+        const __m512 av = _mm512_set1_ps(a[(k + u) * MR + i]);
+        acc[u][i][0] = _mm512_fmadd_ps(av, b0, acc[u][i][0]);
+        acc[u][i][1] = _mm512_fmadd_ps(av, b1, acc[u][i][1]);
+      }
+    }
+  }
+  for (; k < kc; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(b + k * 32), b1 = _mm512_loadu_ps(b + k * 32 + 16);
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; ++i) {
+      const __m512 av = _mm512_set1_ps(a[k * MR + i]);
+      acc[0][i][0] = _mm512_fmadd_ps(av, b0, acc[0][i][0]);
+      acc[0][i][1] = _mm512_fmadd_ps(av, b1, acc[0][i][1]);
+    }
+  }
+  const __m512 alpha = _mm512_set1_ps(p.alpha);
+  const __m512 lo = _mm512_set1_ps(p.min), hi = _mm512_set1_ps(p.max);
+#pragma GCC unroll 4
+  for (int i = 0; i < MR; ++i) {
+    if (static_cast<size_t>(i) >= mr) break;
+    float* ci = c + static_cast<size_t>(i) * c_stride;
+#pragma GCC unroll 2
+    for (int v = 0; v < 2; ++v) {
+      __m512 s = acc[0][i][v];
+#pragma GCC unroll 4
+      for (int u = 1; u < U; ++u) s = _mm512_add_ps(s, acc[u][i][v]);
+      __m512 t = p.alpha != 1.0f ? _mm512_mul_ps(s, alpha) : s;
+      if (p.accumulate) {
+        t = _mm512_add_ps(t, _mm512_loadu_ps(ci + 16 * v));
+      } else {
+        if (p.bias_m) t = _mm512_add_ps(t, _mm512_set1_ps(p.bias_m[i]));
+        if (p.bias_n) t = _mm512_add_ps(t, _mm512_loadu_ps(p.bias_n + 16 * v));
+      }
+      if (p.clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
+      _mm512_storeu_ps(ci + 16 * v, t);
+    }
+  }
+}
+
+}  // namespace
+
+void f32_gemm_1x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  DecodeTile<1, 4>(mr, nc, kc, a, b, b_stride, c, c_stride, *params);
+}
+void f32_gemm_2x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  DecodeTile<2, 4>(mr, nc, kc, a, b, b_stride, c, c_stride, *params);
+}
+void f32_gemm_4x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params) {
+  DecodeTile<4, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, *params);
 }
 
 namespace {

@@ -28,6 +28,9 @@ const F32GemmKernel kKernels[] = {
     {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported},
     {"f32_gemm_12x32_avx512", 12, 32, "avx512", f32_gemm_12x32_avx512, Avx512Supported},
     {"f32_gemm_14x32_avx512", 14, 32, "avx512", f32_gemm_14x32_avx512, Avx512Supported},
+    {"f32_gemm_1x32_avx512", 1, 32, "avx512", f32_gemm_1x32_avx512, Avx512Supported},
+    {"f32_gemm_2x32_avx512", 2, 32, "avx512", f32_gemm_2x32_avx512, Avx512Supported},
+    {"f32_gemm_4x32_avx512", 4, 32, "avx512", f32_gemm_4x32_avx512, Avx512Supported},
     {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported},
     {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported},
     {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported},
@@ -72,6 +75,8 @@ const F32GemmKernel& F32GemmKernelForM(size_t m) {
   auto padded = [&](const F32GemmKernel& k) { return (m + k.mr - 1) / k.mr * k.mr; };
   for (const auto& k : kKernels) {
     if (std::string_view(k.isa) != def.isa || k.nr != def.nr || !k.supported()) continue;
+    // Rows shorter than the default are decode rows: only for GEMMs that fit in one tile.
+    if (k.mr < def.mr && m > k.mr) continue;
     if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
   }
   return *best;

@@ -38,19 +38,24 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
     for (size_t mr = 1; mr <= MR; ++mr) {
       for (size_t nc : {size_t{1}, size_t{7}, NR / 2, NR / 2 + 1, NR - 1, NR}) {
         if (nc > NR || nc == 0) continue;  // contract: 1 <= nc <= NR
-        for (int mode = 0; mode < 4; ++mode) {
+        // mode 4..7: as 0..3 with B as a packed panel (b_stride == NR) and the streaming hint,
+        // the decode fast path.
+        for (int mode = 0; mode < 8; ++mode) {
           auto a = Random(kc * MR, 1 + kc);
-          const size_t b_stride = NR + 3;  // B read in place from a wider matrix
+          // B read in place from a wider matrix, or a packed panel.
+          const size_t b_stride = mode < 4 ? NR + 3 : NR;
           auto b = Random(std::max<size_t>(kc, 1) * b_stride, 2 + kc);
           auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
           const size_t c_stride = NR + 5;
           auto c0 = Random(MR * c_stride, 5);
           F32GemmTileParams p;
-          p.alpha = mode == 1 ? 0.5f : 1.0f;
-          p.accumulate = mode == 2;
-          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
-          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
-          p.clamp = mode == 3;
+          const int m4 = mode % 4;
+          p.alpha = m4 == 1 ? 0.5f : 1.0f;
+          p.accumulate = m4 == 2;
+          p.bias_m = m4 == 1 || m4 == 3 ? bias_m.data() : nullptr;
+          p.bias_n = m4 == 3 ? bias_n.data() : nullptr;
+          p.clamp = m4 == 3;
+          p.stream_b = mode >= 4;
           p.min = -0.25f;
           p.max = 0.5f;
           auto got = c0, want = c0;
@@ -68,7 +73,7 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, UkernelTest, ::testing::ValuesIn(F32GemmKernels().begin(),
+INSTANTIATE_TEST_SUITE_P(F32GemmAllKernels, UkernelTest, ::testing::ValuesIn(F32GemmKernels().begin(),
                                                                        F32GemmKernels().end()),
                          [](const auto& info) { return std::string(info.param.name); });
 

@@ -28,6 +28,9 @@ struct F32GemmTileParams {
   bool clamp = false;             // fused min/max activation (Relu, Relu6, Clip)
   float min = 0.0f;
   float max = 0.0f;
+  // Hint: B is streamed from memory exactly once (decode against prepacked panels, one M
+  // tile), so kernels may prefetch ahead of it. Never changes the result.
+  bool stream_b = false;
 };
 
 using F32GemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kc, const float* a,
@@ -61,6 +64,17 @@ void f32_gemm_6x64_avx512(size_t mr, size_t nc, size_t kc, const float* a, const
                           size_t b_stride, float* c, size_t c_stride,
                           const F32GemmTileParams* params);
 void f32_gemm_8x48_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params);
+// Decode tiles (M <= 4, weights streamed from memory once): several k phases in flight and a
+// software prefetch ahead of the panel (same contract).
+void f32_gemm_1x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params);
+void f32_gemm_2x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                          size_t b_stride, float* c, size_t c_stride,
+                          const F32GemmTileParams* params);
+void f32_gemm_4x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
                           size_t b_stride, float* c, size_t c_stride,
                           const F32GemmTileParams* params);
 // Narrow tiles (NR = 4) vectorised along M, for GEMMs with 1-4 columns (same contract).

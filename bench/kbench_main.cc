@@ -1,0 +1,425 @@
+// vtensor-kbench: our CPU kernels next to oneDNN (the issue #6 bar) on the same shapes, in one
+// run, single-threaded, with the ratio of each pair and each weight-streaming kernel's
+// effective bandwidth against a sequential-read floor measured over the same bytes.
+//
+// Rows (Google Benchmark names, <family>/<shape>/<impl>):
+//   sgemm/1024^3, sgemm/2048^3     plain row-major A, B, C: F32Gemm (B rows packed per call)
+//                                  vs dnnl_sgemm.
+//   f32_decode/M=1|8/K=N=4096      prepacked weights: F32Gemm on panels (the runtime's
+//                                  constant-weight path) vs a oneDNN matmul primitive whose
+//                                  weights (format_tag::any) were reordered once.
+//   int8/M=128/K=N=4096            u8 x s8 -> s32: Int8Gemm on VNNI panels vs oneDNN matmul
+//                                  (u8 src, s8 weights reordered once, s32 dst).
+//   int4/M=1/K=N=4096              Q4_0Gemm (f32 activations, q4_0 weights packed for the
+//                                  default q4_0 kernel); no oneDNN counterpart, judged against
+//                                  the read floor.
+//   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
+// Decode rows rotate over enough weight copies to exceed the last-level cache
+// (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a
+// decoder stepping through layers does. The summary uses CPU time (robust on a shared
+// machine; everything is single-threaded).
+//
+// usage: vtensor-kbench [--kbench_cold_mib=N] [--kbench_quick] [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dnnl.hpp"
+#include "kernels/gemm/f32_gemm.h"
+#include "kernels/int8/int8_gemm.h"
+#include "kernels/q4/q4_gemm.h"
+
+namespace {
+
+namespace vk = vt::kernels;
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+size_t g_cold_bytes = 0;  // total bytes of rotated weight copies per decode row
+bool g_quick = false;
+
+template <typename T>
+std::vector<T> RandomVector(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 g(seed);
+  std::vector<T> v(n);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<float> d(lo, hi);
+    for (auto& x : v) x = d(g);
+  } else {
+    std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(),
+                                         std::numeric_limits<T>::max());
+    for (auto& x : v) x = static_cast<T>(d(g));
+  }
+  return v;
+}
+
+// Number of copies of `bytes` so that the copies together exceed the cold-set size.
+size_t Copies(size_t bytes) { return std::max<size_t>(1, (g_cold_bytes + bytes - 1) / bytes); }
+
+void SetRates(benchmark::State& st, double flops, double bytes) {
+  st.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.counters["bytes"] = bytes;
+}
+
+// ---- sgemm: plain row-major operands -------------------------------------------------------
+
+void SgemmOurs(benchmark::State& st, size_t n) {
+  auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
+  std::vector<float> c(n * n);
+  const vk::F32GemmKernel& kr = vk::F32GemmKernelForM(n);
+  vk::F32GemmA A{vk::F32GemmA::Kind::kMk, a.data(), n, nullptr};
+  vk::F32GemmB B{vk::F32GemmB::Kind::kKn, b.data(), n};
+  B.pack_rows = true;
+  for (auto _ : st) {
+    vk::F32Gemm(kr, n, n, n, A, B, c.data(), n, {}, 1);
+    benchmark::DoNotOptimize(c.data());
+  }
+  st.SetLabel(kr.name);
+  SetRates(st, 2.0 * n * n * n, 0);
+}
+
+void SgemmOneDnn(benchmark::State& st, size_t n) {
+  auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
+  std::vector<float> c(n * n);
+  const auto d = static_cast<dnnl_dim_t>(n);
+  for (auto _ : st) {
+    if (dnnl_sgemm('N', 'N', d, d, d, 1.0f, a.data(), d, b.data(), d, 0.0f, c.data(), d) !=
+        dnnl_success) {
+      st.SkipWithError("dnnl_sgemm failed");
+      break;
+    }
+    benchmark::DoNotOptimize(c.data());
+  }
+  st.SetLabel("dnnl_sgemm");
+  SetRates(st, 2.0 * n * n * n, 0);
+}
+
+// ---- f32 decode: prepacked weights, streamed from DRAM ----------------------------------------
+
+constexpr size_t kDecodeK = 4096, kDecodeN = 4096;
+
+void DecodeOurs(benchmark::State& st, size_t m) {
+  const size_t K = kDecodeK, N = kDecodeN;
+  const vk::F32GemmKernel& kr = vk::F32GemmKernelForM(m);
+  // The runtime packs constant weights once with the default kernel's NR.
+  const auto w = RandomVector<float>(K * N, 3);
+  std::vector<vk::F32Panels> copies;
+  for (size_t i = 0; i < Copies(K * N * 4); ++i)
+    copies.push_back(vk::MakeF32PanelsFromKn(kr.nr, K, N, w.data(), N));
+  const auto x = RandomVector<float>(m * K, 4);
+  std::vector<float> y(m * N);
+  vk::F32GemmA A{vk::F32GemmA::Kind::kMk, x.data(), K, nullptr};
+  size_t i = 0;
+  for (auto _ : st) {
+    vk::F32GemmB B{vk::F32GemmB::Kind::kPanels, nullptr, 0, &copies[i]};
+    vk::F32Gemm(kr, m, N, K, A, B, y.data(), N, {}, 1);
+    benchmark::DoNotOptimize(y.data());
+    i = (i + 1) % copies.size();
+  }
+  st.SetLabel(std::string(kr.name) + " x" + std::to_string(copies.size()) + " copies");
+  SetRates(st, 2.0 * m * N * K, 4.0 * K * N);
+}
+
+// A oneDNN matmul whose weights are given as `any` and reordered once from plain [K, N].
+struct OneDnnMatmul {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+
+  OneDnnMatmul(size_t m, size_t k, size_t n, dt src, dt wei, dt dst) {
+    const dnnl::memory::dim M = m, K = k, N = n;
+    dnnl::memory::desc a_md({M, K}, src, tag::ab), b_md({K, N}, wei, tag::any),
+        c_md({M, N}, dst, tag::ab);
+    pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), eng);
+    prim = dnnl::matmul(pd);
+  }
+  dnnl::memory PackWeights(const void* plain, size_t k, size_t n, dt wei) {
+    dnnl::memory user({{static_cast<dnnl::memory::dim>(k), static_cast<dnnl::memory::dim>(n)},
+                       wei, tag::ab},
+                      eng, const_cast<void*>(plain));
+    dnnl::memory packed(pd.weights_desc(), eng);
+    dnnl::reorder(user, packed).execute(strm, user, packed);
+    strm.wait();
+    return packed;
+  }
+  void Run(dnnl::memory& a, dnnl::memory& w, dnnl::memory& c) {
+    prim.execute(strm, {{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, c}});
+    strm.wait();
+  }
+  std::string Impl() const { return pd.impl_info_str(); }
+};
+
+void DecodeOneDnn(benchmark::State& st, size_t m) {
+  const size_t K = kDecodeK, N = kDecodeN;
+  OneDnnMatmul mm(m, K, N, dt::f32, dt::f32, dt::f32);
+  const auto w = RandomVector<float>(K * N, 3);
+  std::vector<dnnl::memory> copies;
+  for (size_t i = 0; i < Copies(K * N * 4); ++i) copies.push_back(mm.PackWeights(w.data(), K, N, dt::f32));
+  auto x = RandomVector<float>(m * K, 4);
+  std::vector<float> y(m * N);
+  dnnl::memory a(mm.pd.src_desc(), mm.eng, x.data()), c(mm.pd.dst_desc(), mm.eng, y.data());
+  size_t i = 0;
+  for (auto _ : st) {
+    mm.Run(a, copies[i], c);
+    benchmark::DoNotOptimize(y.data());
+    i = (i + 1) % copies.size();
+  }
+  st.SetLabel(mm.Impl() + " x" + std::to_string(copies.size()) + " copies");
+  SetRates(st, 2.0 * m * N * K, 4.0 * K * N);
+}
+
+// ---- int8: u8 x s8 -> s32, prepacked weights ---------------------------------------------------
+
+void Int8Ours(benchmark::State& st, size_t m, size_t kn) {
+  const vk::Int8GemmKernel& kr = vk::DefaultInt8GemmKernel();
+  const auto w = RandomVector<int8_t>(kn * kn, 5);
+  const vk::Int8Panels panels = vk::MakeInt8PanelsFromKn(kr.nr, kn, kn, w.data(), kn);
+  const auto x = RandomVector<uint8_t>(m * kn, 6);
+  std::vector<int32_t> y(m * kn);
+  vk::Int8GemmA A{vk::Int8GemmA::Kind::kU8Mk, x.data(), kn, 0};
+  for (auto _ : st) {
+    vk::Int8Gemm(kr, m, kn, kn, A, panels, y.data(), kn, 1);
+    benchmark::DoNotOptimize(y.data());
+  }
+  st.SetLabel(kr.name);
+  SetRates(st, 2.0 * m * kn * kn, double(kn) * kn);
+}
+
+void Int8OneDnn(benchmark::State& st, size_t m, size_t kn) {
+  OneDnnMatmul mm(m, kn, kn, dt::u8, dt::s8, dt::s32);
+  const auto w = RandomVector<int8_t>(kn * kn, 5);
+  dnnl::memory packed = mm.PackWeights(w.data(), kn, kn, dt::s8);
+  auto x = RandomVector<uint8_t>(m * kn, 6);
+  std::vector<int32_t> y(m * kn);
+  dnnl::memory a(mm.pd.src_desc(), mm.eng, x.data()), c(mm.pd.dst_desc(), mm.eng, y.data());
+  for (auto _ : st) {
+    mm.Run(a, packed, c);
+    benchmark::DoNotOptimize(y.data());
+  }
+  st.SetLabel(mm.Impl());
+  SetRates(st, 2.0 * m * kn * kn, double(kn) * kn);
+}
+
+// ---- int4 decode ---------------------------------------------------------------------------
+
+void Int4Ours(benchmark::State& st, size_t m) {
+  const size_t K = kDecodeK, N = kDecodeN;
+  const vk::Q4GemmKernel& kr = vk::DefaultQ4_0GemmKernel();
+  const size_t bytes = vk::Q4_0PackedBytes(N, K, kr.rows);
+  std::vector<uint8_t> packed(bytes);
+  {
+    const auto w = RandomVector<float>(N * K, 7);
+    vk::PackF32NkToQ4_0Panels(N, K, w.data(), K, kr.rows, vk::Q4ScaleSearch::kAmax,
+                              packed.data());
+  }
+  std::vector<std::vector<uint8_t>> copies(Copies(bytes), packed);
+  const auto x = RandomVector<float>(m * K, 8);
+  std::vector<float> y(m * N);
+  size_t i = 0;
+  for (auto _ : st) {
+    vk::Q4_0Gemm(kr, m, N, K, x.data(), K, copies[i].data(), nullptr, y.data(), N, 1);
+    benchmark::DoNotOptimize(y.data());
+    i = (i + 1) % copies.size();
+  }
+  st.SetLabel(std::string(kr.name) + " x" + std::to_string(copies.size()) + " copies");
+  SetRates(st, 2.0 * m * N * K, double(bytes));
+}
+
+// ---- bandwidth floor: sequential read of rotated buffers of `bytes` each ------------------------
+
+__attribute__((target("avx512f"))) uint64_t SumAvx512(const uint64_t* p, size_t n) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    // Software prefetch as the decode kernels do, so the floor is the best a lone core reads.
+    for (int line = 0; line < 4; ++line)
+      _mm_prefetch(reinterpret_cast<const char*>(p + i) + 2048 + 64 * line, _MM_HINT_T0);
+    s0 = _mm512_add_epi64(s0, _mm512_load_si512(p + i));
+    s1 = _mm512_add_epi64(s1, _mm512_load_si512(p + i + 8));
+    s2 = _mm512_add_epi64(s2, _mm512_load_si512(p + i + 16));
+    s3 = _mm512_add_epi64(s3, _mm512_load_si512(p + i + 24));
+  }
+  uint64_t s = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s0, s1),
+                                                        _mm512_add_epi64(s2, s3)));
+  for (; i < n; ++i) s += p[i];
+  return s;
+}
+
+uint64_t Sum(const uint64_t* p, size_t n) {
+  if (__builtin_cpu_supports("avx512f")) return SumAvx512(p, n);
+  uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += p[i];
+    s1 += p[i + 1];
+    s2 += p[i + 2];
+    s3 += p[i + 3];
+  }
+  for (; i < n; ++i) s0 += p[i];
+  return s0 + s1 + s2 + s3;
+}
+
+void ReadFloor(benchmark::State& st, size_t bytes) {
+  const size_t words = bytes / 8;
+  struct Free {
+    void operator()(uint64_t* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<uint64_t[], Free>> copies;
+  for (size_t i = 0; i < Copies(bytes); ++i) {
+    auto* p = static_cast<uint64_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    for (size_t j = 0; j < words; ++j) p[j] = j * 0x9E3779B97F4A7C15ull;
+    copies.emplace_back(p);
+  }
+  size_t i = 0;
+  for (auto _ : st) {
+    benchmark::DoNotOptimize(Sum(copies[i].get(), words));
+    i = (i + 1) % copies.size();
+  }
+  st.SetLabel("x" + std::to_string(copies.size()) + " copies");
+  SetRates(st, 0, double(words) * 8);
+}
+
+// ---- summary ---------------------------------------------------------------------------------
+
+struct Result {
+  double cpu_s = 0;  // CPU seconds per iteration
+  double gbs = 0;
+};
+
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  std::map<std::string, Result> results;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.error_occurred || r.run_type != Run::RT_Iteration) continue;
+      Result res;
+      res.cpu_s = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
+      const auto it = r.counters.find("bytes");
+      if (it != r.counters.end() && res.cpu_s > 0) res.gbs = it->second.value / res.cpu_s * 1e-9;
+      results[r.run_name.function_name] = res;  // without the min_time suffix
+    }
+  }
+};
+
+void PrintSummary(const std::map<std::string, Result>& res) {
+  auto get = [&](const std::string& name) -> const Result* {
+    const auto it = res.find(name);
+    return it == res.end() ? nullptr : &it->second;
+  };
+  std::printf("\n== vtensor-kbench summary (single thread, CPU time per call) ==\n");
+  std::printf("%-26s %12s %12s %9s  %s\n", "row", "ours ms", "oneDNN ms", "ratio", "target");
+  // ratio = oneDNN time / our time (> 1: we are faster); bar 0 = no target.
+  struct Pair {
+    const char* row;
+    const char* target;
+    double bar;
+  };
+  const Pair pairs[] = {
+      {"sgemm/1024^3", "speed >= 0.95x oneDNN", 0.95},
+      {"sgemm/2048^3", "", 0},
+      {"f32_decode/M=1/K=N=4096", "time <= 1.05x oneDNN", 1 / 1.05},
+      {"f32_decode/M=8/K=N=4096", "", 0},
+      {"int8/M=128/K=N=4096", "speed >= 0.9x oneDNN", 0.9},
+  };
+  for (const Pair& p : pairs) {
+    const Result* o = get(std::string(p.row) + "/ours");
+    const Result* d = get(std::string(p.row) + "/onednn");
+    if (o == nullptr || d == nullptr) continue;
+    const double speed = d->cpu_s / o->cpu_s;
+    std::printf("%-26s %12.3f %12.3f %8.3fx  %s%s\n", p.row, o->cpu_s * 1e3, d->cpu_s * 1e3,
+                speed, p.target,
+                p.bar > 0 ? (speed >= p.bar ? "  MET" : "  NOT MET") : "");
+  }
+  std::printf("\n%-26s %12s %12s %9s  %s\n", "weight streaming", "ms", "GB/s", "vs read",
+              "floor row");
+  const std::string f32_floor = "read/" + std::to_string(kDecodeK * kDecodeN * 4);
+  const std::string q4_floor =
+      "read/" + std::to_string(vk::Q4_0PackedBytes(kDecodeN, kDecodeK,
+                                                   vk::DefaultQ4_0GemmKernel().rows));
+  const std::pair<std::string, std::string> streams[] = {
+      {"f32_decode/M=1/K=N=4096/ours", f32_floor},
+      {"f32_decode/M=1/K=N=4096/onednn", f32_floor},
+      {"f32_decode/M=8/K=N=4096/ours", f32_floor},
+      {"f32_decode/M=8/K=N=4096/onednn", f32_floor},
+      {"int4/M=1/K=N=4096/ours", q4_floor},
+  };
+  for (const auto& [row, floor] : streams) {
+    const Result* r = get(row);
+    const Result* f = get(floor);
+    if (r == nullptr || f == nullptr) continue;
+    const double ratio = r->gbs / f->gbs;
+    const bool int4 = row.rfind("int4", 0) == 0;
+    std::printf("%-32s %6.3f %12.1f %8.3fx  %s (%.1f GB/s)%s\n", row.c_str(), r->cpu_s * 1e3,
+                r->gbs, ratio, floor.c_str(), f->gbs,
+                int4 ? (ratio >= 0.8 ? "  target >= 0.8x: MET" : "  target >= 0.8x: NOT MET")
+                     : "");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Our own flags first; the rest goes to Google Benchmark.
+  std::vector<char*> rest;
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 <= 0) l3 = 64l << 20;
+  g_cold_bytes = 2 * static_cast<size_t>(l3);
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--kbench_cold_mib=", 18) == 0) {
+      g_cold_bytes = std::strtoull(argv[i] + 18, nullptr, 10) << 20;
+    } else if (std::strcmp(argv[i], "--kbench_quick") == 0) {
+      g_quick = true;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  omp_set_num_threads(1);  // oneDNN's OpenMP runtime and our drivers: one thread
+  setenv("OMP_NUM_THREADS", "1", 1);
+
+  const double min_time = g_quick ? 0.2 : 1.0;
+  auto reg = [&](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->MinTime(min_time);
+  };
+  for (size_t n : {size_t{1024}, size_t{2048}}) {
+    const std::string row = "sgemm/" + std::to_string(n) + "^3";
+    reg(row + "/ours", [n](benchmark::State& st) { SgemmOurs(st, n); });
+    reg(row + "/onednn", [n](benchmark::State& st) { SgemmOneDnn(st, n); });
+  }
+  for (size_t m : {size_t{1}, size_t{8}}) {
+    const std::string row = "f32_decode/M=" + std::to_string(m) + "/K=N=4096";
+    reg(row + "/ours", [m](benchmark::State& st) { DecodeOurs(st, m); });
+    reg(row + "/onednn", [m](benchmark::State& st) { DecodeOneDnn(st, m); });
+  }
+  reg("int8/M=128/K=N=4096/ours", [](benchmark::State& st) { Int8Ours(st, 128, 4096); });
+  reg("int8/M=128/K=N=4096/onednn", [](benchmark::State& st) { Int8OneDnn(st, 128, 4096); });
+  reg("int4/M=1/K=N=4096/ours", [](benchmark::State& st) { Int4Ours(st, 1); });
+  const size_t q4_bytes =
+      vk::Q4_0PackedBytes(kDecodeN, kDecodeK, vk::DefaultQ4_0GemmKernel().rows);
+  for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes})
+    reg("read/" + std::to_string(bytes), [bytes](benchmark::State& st) { ReadFloor(st, bytes); });
+
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
+  std::printf("cold set per decode row: %zu MiB (L3 %ld MiB)\n", g_cold_bytes >> 20, l3 >> 20);
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  PrintSummary(reporter.results);
+  benchmark::Shutdown();
+  return 0;
+}

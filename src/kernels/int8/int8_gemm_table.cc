@@ -1,0 +1,57 @@
+#include "kernels/int8/int8_gemm_table.h"
+
+#include <cstdlib>
+
+namespace vt::kernels {
+namespace {
+
+bool Avx512VnniSupported() {
+#if defined(__x86_64__) || defined(__i386__)
+  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+bool Always() { return true; }
+
+const Int8GemmKernel kKernels[] = {
+    {"gemm_s8_u8_8x48_avx512vnni", 8, 48, "avx512vnni", gemm_s8_u8_8x48_avx512vnni,
+     Avx512VnniSupported},
+    {"gemm_s8_u8_12x32_avx512vnni", 12, 32, "avx512vnni", gemm_s8_u8_12x32_avx512vnni,
+     Avx512VnniSupported},
+    {"gemm_s8_u8_6x64_avx512vnni", 6, 64, "avx512vnni", gemm_s8_u8_6x64_avx512vnni,
+     Avx512VnniSupported},
+    {"gemm_s8_u8_4x16_scalar", 4, 16, "portable", gemm_s8_u8_4x16_scalar, Always},
+};
+
+const Int8GemmKernel& Choose() {
+  if (const char* env = std::getenv("VT_INT8_GEMM_KERNEL"); env != nullptr && *env != '\0') {
+    const std::string_view want(env);
+    for (const auto& k : kKernels)
+      if ((want == k.name || want == k.isa) && k.supported()) return k;
+  }
+  for (const auto& k : kKernels)
+    if (k.supported()) return k;
+  return PortableInt8GemmKernel();
+}
+
+}  // namespace
+
+std::span<const Int8GemmKernel> Int8GemmKernels() { return kKernels; }
+
+const Int8GemmKernel* FindInt8GemmKernel(std::string_view name) {
+  for (const auto& k : kKernels)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const Int8GemmKernel& DefaultInt8GemmKernel() {
+  static const Int8GemmKernel& k = Choose();
+  return k;
+}
+
+const Int8GemmKernel& PortableInt8GemmKernel() { return kKernels[std::size(kKernels) - 1]; }
+
+}  // namespace vt::kernels

@@ -1,0 +1,79 @@
+#include "kernels/q4/q4_gemm_table.h"
+
+#include <cstdlib>
+
+namespace vt::kernels {
+namespace {
+
+bool Avx512Supported() {
+#if defined(__x86_64__) || defined(__i386__)
+  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+bool Avx2Supported() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+#else
+  return false;
+#endif
+}
+bool Always() { return true; }
+
+const Q4GemmKernel kQ4_0Kernels[] = {
+    {"gemm_q4_0_f32_8x16_avx512", "avx512", kQ4MaxMr, 16, gemm_q4_0_f32_8x16_avx512,
+     Avx512Supported},
+    {"gemm_q4_0_f32_8x8_avx2", "avx2", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_avx2, Avx2Supported},
+    {"gemm_q4_0_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_scalar, Always},
+};
+
+const Q4GemmKernel kQ4_KKernels[] = {
+    {"gemm_q4_k_f32_8x16_avx512", "avx512", kQ4MaxMr, 16, gemm_q4_k_f32_8x16_avx512,
+     Avx512Supported},
+    {"gemm_q4_k_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_k_f32_8x8_scalar, Always},
+};
+
+const Q4GemmKernel* Find(std::span<const Q4GemmKernel> table, std::string_view name) {
+  for (const auto& k : table)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const Q4GemmKernel& Choose(std::span<const Q4GemmKernel> table, const char* env_name) {
+  const char* env = std::getenv(env_name);
+  if (env != nullptr && *env != '\0') {
+    std::string_view want(env);
+    for (const auto& k : table)
+      if ((want == k.name || want == k.isa) && k.supported()) return k;
+  }
+  for (const auto& k : table)
+    if (k.supported()) return k;
+  return table.back();
+}
+
+}  // namespace
+
+std::span<const Q4GemmKernel> Q4_0GemmKernels() { return kQ4_0Kernels; }
+std::span<const Q4GemmKernel> Q4_KGemmKernels() { return kQ4_KKernels; }
+
+const Q4GemmKernel* FindQ4_0GemmKernel(std::string_view name) { return Find(kQ4_0Kernels, name); }
+const Q4GemmKernel* FindQ4_KGemmKernel(std::string_view name) { return Find(kQ4_KKernels, name); }
+
+const Q4GemmKernel& DefaultQ4_0GemmKernel() {
+  static const Q4GemmKernel& k = Choose(kQ4_0Kernels, "VT_Q4_GEMM_KERNEL");
+  return k;
+}
+const Q4GemmKernel& DefaultQ4_KGemmKernel() {
+  static const Q4GemmKernel& k = Choose(kQ4_KKernels, "VT_Q4K_GEMM_KERNEL");
+  return k;
+}
+
+const Q4GemmKernel& PortableQ4_0GemmKernel() { return kQ4_0Kernels[std::size(kQ4_0Kernels) - 1]; }
+const Q4GemmKernel& PortableQ4_KGemmKernel() { return kQ4_KKernels[std::size(kQ4_KKernels) - 1]; }
+
+}  // namespace vt::kernels

@@ -1,0 +1,353 @@
+#include "vtensor/runtime/weight_form.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "kernels/gemm/f32_gemm_pack.h"
+#include "kernels/gemm/f32_gemm_table.h"
+#include "vtensor/layout/layout_presets.h"
+#include "vtensor/runtime/weight_provider.h"
+
+namespace vt {
+
+namespace {
+
+constexpr const char kF32GemmBType[] = "vt.f32_gemm_b_panels";
+constexpr const char kF32ConvAType[] = "vt.f32_conv_a_panels";
+constexpr int64_t kF32GemmBVersion = 1;
+constexpr int64_t kF32ConvAVersion = 1;
+
+const char* TableIsa(IsaLevel isa) {
+  switch (isa) {
+    case IsaLevel::kAvx512: return "avx512";
+    case IsaLevel::kAvx2: return "avx2";
+    case IsaLevel::kBaseline: return "portable";
+  }
+  return "portable";
+}
+
+// First supported-or-not row of `isa` in the f32 GEMM table: the row the default dispatch
+// picks on a CPU whose best level is `isa`.
+const kernels::F32GemmKernel* FirstRow(IsaLevel isa) {
+  for (const auto& k : kernels::F32GemmKernels())
+    if (std::strcmp(k.isa, TableIsa(isa)) == 0) return &k;
+  return nullptr;
+}
+
+// kernels::F32GemmKernelForM for a given level instead of the host's: among rows of the level
+// with the default row's NR, the one wasting the fewest padded rows, then the tallest.
+const kernels::F32GemmKernel* RowForM(IsaLevel isa, int64_t m) {
+  const kernels::F32GemmKernel* def = FirstRow(isa);
+  if (def == nullptr) return nullptr;
+  const kernels::F32GemmKernel* best = def;
+  auto padded = [&](const kernels::F32GemmKernel& k) {
+    return (static_cast<size_t>(m) + k.mr - 1) / k.mr * k.mr;
+  };
+  for (const auto& k : kernels::F32GemmKernels()) {
+    if (std::strcmp(k.isa, def->isa) != 0 || k.nr != def->nr) continue;
+    // Rows shorter than the default are decode rows: only for GEMMs that fit in one tile
+    // (kernels::F32GemmKernelForM applies the same rule).
+    if (k.mr < def->mr && static_cast<size_t>(m) > k.mr) continue;
+    if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
+  }
+  return best;
+}
+
+// Conv filter [M, C, k...] as per-group GEMM A panels of `mr` rows; K ordered (c, taps), or
+// (taps, c) when tap-major. Groups are consecutive; with several groups `mr` must divide M/g.
+Expected<Layout> ConvFilterPanels(const Shape& w, int64_t group, int64_t mr, bool tap_major) {
+  const int rank = static_cast<int>(w.size());
+  int64_t taps = 1;
+  for (int d = 2; d < rank; ++d) taps *= w[static_cast<size_t>(d)];
+  const int64_t c = w[1], k = c * taps, mg = w[0] / group;
+  LayoutSpec s;
+  s.shape = w;
+  s.encoding = Encoding::kF32;
+  s.padded = w;
+  s.padded[0] = group > 1 ? w[0] : (w[0] + mr - 1) / mr * mr;
+  if (group > 1 && mg > mr) s.levels.push_back({0, mg, mg * k});
+  if (mr > 1) {
+    s.levels.push_back({0, mr, k * mr});
+    s.levels.push_back({0, 1, 1});
+  } else {
+    s.levels.push_back({0, 1, k});
+  }
+  int64_t inner = 1;
+  for (int d = rank - 1; d >= 2; --d) {
+    s.levels.push_back({d, 1, tap_major ? inner * c * mr : inner * mr});
+    inner *= w[static_cast<size_t>(d)];
+  }
+  s.levels.push_back({1, 1, tap_major ? mr : taps * mr});
+  return Layout::Make(s);
+}
+
+std::string Dims(const Shape& s) { return ShapeToString(s); }
+
+void GemmCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
+                    std::vector<WeightFormCandidate>* out) {
+  WeightFormCandidate c;
+  const kernels::F32GemmKernel* row = FirstRow(isa);
+  c.description = std::string("f32 column panels for ") + (row ? row->name : "?");
+  if (shape.size() != 2) {
+    c.rejected = "weight " + Dims(shape) + " is not a matrix (batched weights are packed per "
+                 "matrix at load and not cached)";
+    out->push_back(std::move(c));
+    return;
+  }
+  if (row == nullptr) {
+    c.rejected = std::string("no f32 GEMM microkernel for ") + IsaArchitecture(isa);
+    out->push_back(std::move(c));
+    return;
+  }
+  const bool trans = use.use == WeightUse::kGemmBTrans;
+  const int64_t k = trans ? shape[1] : shape[0], n = trans ? shape[0] : shape[1];
+  auto kn = GemmColumnPanels(k, n, static_cast<int64_t>(row->nr), Encoding::kF32);
+  Expected<Layout> l = trans && kn.ok() ? kn->Transpose({1, 0}) : std::move(kn);
+  if (!l.ok()) {
+    c.rejected = "layout not expressible: " + l.status().message();
+    out->push_back(std::move(c));
+    return;
+  }
+  WeightForm f;
+  f.kind = WeightFormKind::kF32GemmBPanels;
+  f.type_name = kF32GemmBType;
+  f.format_version = kF32GemmBVersion;
+  f.layout = std::move(*l);
+  f.isa = isa;
+  f.lossless = true;
+  f.panel = static_cast<int64_t>(row->nr);
+  f.kernel = row->name;
+  f.b_trans = trans;
+  c.description += " (NR=" + std::to_string(row->nr) + ")";
+  c.form = std::move(f);
+  out->push_back(std::move(c));
+}
+
+void ConvCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
+                    std::vector<WeightFormCandidate>* out) {
+  WeightFormCandidate c;
+  c.description = "f32 filter panels (GEMM A operand)";
+  if (shape.size() < 3 || use.group <= 0 || shape[0] % use.group != 0) {
+    c.rejected = "filter " + Dims(shape) + " does not fit group " + std::to_string(use.group);
+    out->push_back(std::move(c));
+    return;
+  }
+  const ConvWeightMode mode = ChooseConvWeightMode(shape, use.group, use.unit_strides_pads);
+  if (mode == ConvWeightMode::kDepthwise) {
+    c.rejected = "depthwise filters are read in place by the depthwise kernel (no packed form)";
+    out->push_back(std::move(c));
+    return;
+  }
+  const int64_t mg = shape[0] / use.group;
+  const kernels::F32GemmKernel* row = RowForM(isa, mg);
+  if (row == nullptr) {
+    c.rejected = std::string("no f32 GEMM microkernel for ") + IsaArchitecture(isa);
+    out->push_back(std::move(c));
+    return;
+  }
+  const int64_t mr = static_cast<int64_t>(row->mr);
+  c.description += std::string(" for ") + row->name + " (MR=" + std::to_string(mr) + ", " +
+                   (mode == ConvWeightMode::kTapMajor ? "tap-major" : "channel-major") + ")";
+  if (use.group > 1 && mg % mr != 0) {
+    c.rejected = "per-group panels of " + std::to_string(mg) + " rows are padded to MR=" +
+                 std::to_string(mr) + " inside each group, which a layout cannot express "
+                 "(packed at load, not cached)";
+    out->push_back(std::move(c));
+    return;
+  }
+  auto l = ConvFilterPanels(shape, use.group, mr, mode == ConvWeightMode::kTapMajor);
+  if (!l.ok()) {
+    c.rejected = "layout not expressible: " + l.status().message();
+    out->push_back(std::move(c));
+    return;
+  }
+  WeightForm f;
+  f.kind = WeightFormKind::kF32ConvAPanels;
+  f.type_name = kF32ConvAType;
+  f.format_version = kF32ConvAVersion;
+  f.layout = std::move(*l);
+  f.isa = isa;
+  f.lossless = true;
+  f.panel = mr;
+  f.kernel = row->name;
+  f.conv_mode = mode;
+  f.group = use.group;
+  c.form = std::move(f);
+  out->push_back(std::move(c));
+}
+
+// 64-byte aligned zeroed buffer of `n` bytes owned by the returned PackedWeight.
+PackedWeight AllocPacked(size_t n) {
+  const size_t rounded = (n + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memset(p, 0, rounded == 0 ? 64 : rounded);
+  PackedWeight w;
+  w.data = static_cast<const uint8_t*>(p);
+  w.size = n;
+  w.keep_alive = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
+  return w;
+}
+
+}  // namespace
+
+const char* F32GemmRowNameForM(IsaLevel isa, int64_t m) {
+  const kernels::F32GemmKernel* k = RowForM(isa, m);
+  return k ? k->name : kernels::PortableF32GemmKernel().name;
+}
+
+const char* IsaArchitecture(IsaLevel isa) {
+  switch (isa) {
+    case IsaLevel::kAvx512: return "x86_64-avx512";
+    case IsaLevel::kAvx2: return "x86_64-avx2";
+    case IsaLevel::kBaseline: return "x86_64-baseline";
+  }
+  return "x86_64-baseline";
+}
+
+std::optional<IsaLevel> IsaFromArchitecture(std::string_view name) {
+  if (name == "native") return HostIsa();
+  for (IsaLevel l : {IsaLevel::kAvx512, IsaLevel::kAvx2, IsaLevel::kBaseline})
+    if (name == IsaArchitecture(l)) return l;
+  return std::nullopt;
+}
+
+IsaLevel HostIsa() {
+  const std::string_view isa = kernels::DefaultF32GemmKernel().isa;
+  if (isa == "avx512") return IsaLevel::kAvx512;
+  if (isa == "avx2") return IsaLevel::kAvx2;
+  return IsaLevel::kBaseline;
+}
+
+bool IsaSupported(IsaLevel isa) {
+  for (const auto& k : kernels::F32GemmKernels())
+    if (std::strcmp(k.isa, TableIsa(isa)) == 0 && k.supported()) return true;
+  return false;
+}
+
+const char* WeightProfileName(WeightProfile p) {
+  return p == WeightProfile::kCompact ? "compact" : "exact";
+}
+
+std::optional<WeightProfile> WeightProfileFromName(std::string_view name) {
+  if (name == "exact") return WeightProfile::kExact;
+  if (name == "compact") return WeightProfile::kCompact;
+  return std::nullopt;
+}
+
+ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_strides_pads) {
+  const int rank = static_cast<int>(w.size());
+  const int64_t mg = w[0] / group;
+  if (rank <= 4 && w[1] == 1 && mg == 1) return ConvWeightMode::kDepthwise;
+  bool one = true;
+  for (size_t i = 2; i < w.size(); ++i) one = one && w[i] == 1;
+  if (one && unit_strides_pads) return ConvWeightMode::kPointwise;
+  if (rank > 4) return ConvWeightMode::kIm2colNd;
+  return w[1] >= kConvTapMajorMinChannels ? ConvWeightMode::kTapMajor : ConvWeightMode::kPacked;
+}
+
+std::vector<WeightFormCandidate> WeightFormCandidates(DType dtype, const Shape& shape,
+                                                      const WeightUseInfo& use, IsaLevel isa,
+                                                      WeightProfile profile) {
+  std::vector<WeightFormCandidate> out;
+  (void)profile;
+  if (dtype != DType::kFloat32) {
+    WeightFormCandidate c;
+    c.description = "packed forms";
+    c.rejected = std::string("stored element type ") + DTypeName(dtype) +
+                 " is computed through f32 conversion at run time (only f32 weights are packed)";
+    out.push_back(std::move(c));
+    return out;
+  }
+  for (int64_t d : shape)
+    if (d <= 0) {
+      WeightFormCandidate c;
+      c.description = "packed forms";
+      c.rejected = "weight " + Dims(shape) + " is empty";
+      out.push_back(std::move(c));
+      return out;
+    }
+  if (use.use == WeightUse::kConvFilter) ConvCandidates(shape, use, isa, &out);
+  else GemmCandidates(shape, use, isa, &out);
+  return out;
+}
+
+std::optional<WeightForm> ResolveWeightForm(DType dtype, const Shape& shape,
+                                            const WeightUseInfo& use, IsaLevel isa,
+                                            WeightProfile profile) {
+  for (auto& c : WeightFormCandidates(dtype, shape, use, isa, profile))
+    if (c.rejected.empty() && c.form) return std::move(c.form);
+  return std::nullopt;
+}
+
+std::optional<int64_t> KnownWeightFormVersion(std::string_view type_name) {
+  if (type_name == kF32GemmBType) return kF32GemmBVersion;
+  if (type_name == kF32ConvAType) return kF32ConvAVersion;
+  return std::nullopt;
+}
+
+Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& form) {
+  if (weight.dtype() != DType::kFloat32)
+    return InvalidArgument(std::string("packing form ") + form.type_name + ": weight is " +
+                           DTypeName(weight.dtype()) + ", expected float32");
+  if (weight.shape() != form.layout.shape())
+    return InvalidArgument("packing form " + form.type_name + ": weight shape " +
+                           Dims(weight.shape()) + " differs from the form's " +
+                           Dims(form.layout.shape()));
+  const Tensor w = weight.Contiguous();
+  const float* src = w.data<float>();
+  const Shape& s = weight.shape();
+  PackedWeight out = AllocPacked(static_cast<size_t>(form.bytes()));
+  float* dst = reinterpret_cast<float*>(const_cast<uint8_t*>(out.data));
+  const size_t panel = static_cast<size_t>(form.panel);
+  switch (form.kind) {
+    case WeightFormKind::kF32GemmBPanels: {
+      const size_t kk = static_cast<size_t>(form.b_trans ? s[1] : s[0]),
+                   nn = static_cast<size_t>(form.b_trans ? s[0] : s[1]);
+      if (kernels::F32PanelsSize(panel, kk, nn) * sizeof(float) != out.size)
+        return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
+                        std::to_string(out.size) + " bytes, panels need " +
+                        std::to_string(kernels::F32PanelsSize(panel, kk, nn) * sizeof(float)));
+      if (!form.b_trans) {
+        const size_t K = static_cast<size_t>(s[0]), N = static_cast<size_t>(s[1]);
+        kernels::PackF32GemmKnToPanelsNr(panel, K, N, src, N, dst);
+      } else {
+        const size_t N = static_cast<size_t>(s[0]), K = static_cast<size_t>(s[1]);
+        kernels::PackF32GemmNkToPanelsNr(panel, K, N, src, K, dst);
+      }
+      break;
+    }
+    case WeightFormKind::kF32ConvAPanels: {
+      const int64_t group = form.group, mg = s[0] / group, k = w.numel() / s[0], c = s[1];
+      const size_t per_group = kernels::F32PanelsSize(panel, static_cast<size_t>(k),
+                                                      static_cast<size_t>(mg));
+      if (per_group * static_cast<size_t>(group) * sizeof(float) != out.size)
+        return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
+                        std::to_string(out.size) + " bytes, panels need " +
+                        std::to_string(per_group * static_cast<size_t>(group) * sizeof(float)));
+      std::vector<float> perm;
+      if (form.conv_mode == ConvWeightMode::kTapMajor) perm.resize(static_cast<size_t>(mg * k));
+      for (int64_t g = 0; g < group; ++g) {
+        const float* wg = src + g * mg * k;
+        if (form.conv_mode == ConvWeightMode::kTapMajor) {
+          const int64_t taps = k / c;
+          for (int64_t m = 0; m < mg; ++m)
+            for (int64_t ci = 0; ci < c; ++ci)
+              for (int64_t t = 0; t < taps; ++t)
+                perm[static_cast<size_t>((m * taps + t) * c + ci)] = wg[(m * c + ci) * taps + t];
+          wg = perm.data();
+        }
+        kernels::PackF32GemmMkToPanelsMr(panel, static_cast<size_t>(mg), static_cast<size_t>(k),
+                                         wg, static_cast<size_t>(k),
+                                         dst + static_cast<size_t>(g) * per_group);
+      }
+      break;
+    }
+    case WeightFormKind::kQ4_0GemmB:
+      return Unimplemented("form " + form.type_name + " has no packer yet");
+  }
+  return out;
+}
+
+}  // namespace vt

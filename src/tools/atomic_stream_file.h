@@ -1,0 +1,48 @@
+// A file written piece by piece and published atomically: the bytes go to a temp file in the
+// same directory, which is fsync'ed and renamed over the destination only on Commit(). Used for
+// outputs too large to build in memory first (vtensor-gen-transformer's external weights), where
+// vt::WriteFileAtomic (vtensor/base/file.h), which takes the whole content at once, would need
+// the bytes twice. Same guarantees: on any failure, or when the object is destroyed without a
+// Commit(), the temp file is removed and the destination is left untouched.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vtensor/base/status.h"
+
+namespace vt {
+
+class AtomicStreamFile {
+ public:
+  // Creates "<path>.tmp.<pid>.<random>" exclusively. Errors: IoError naming the temp path.
+  static Expected<std::unique_ptr<AtomicStreamFile>> Create(const std::string& path);
+  ~AtomicStreamFile();
+  AtomicStreamFile(const AtomicStreamFile&) = delete;
+  AtomicStreamFile& operator=(const AtomicStreamFile&) = delete;
+
+  // Appends `n` bytes. Errors: IoError (the file is then unusable; Commit fails).
+  Status Write(const void* data, size_t n);
+  // Appends zero bytes until size() == offset (no-op when already there).
+  // Errors: InvalidArgument when offset < size(); IoError.
+  Status PadTo(uint64_t offset);
+  // Bytes written so far.
+  uint64_t size() const { return size_; }
+  // fsync + close; the content is durable but not yet visible under `path`. Idempotent.
+  Status Finish();
+  // Finish() if needed, then renames the temp file over `path`. Errors: IoError.
+  Status Commit();
+  const std::string& path() const { return path_; }
+
+ private:
+  AtomicStreamFile() = default;
+  Status Fail(const std::string& what);
+  std::string path_, tmp_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  bool failed_ = false, committed_ = false;
+};
+
+}  // namespace vt

@@ -1,0 +1,59 @@
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "tools/commands.h"
+#include "tools/compile_model.h"
+
+namespace vt::cli {
+
+int CompileCommand(const CompileArgs& a) {
+  CompileModelOptions o;
+  for (const auto& d : a.devices.empty() ? std::vector<std::string>{"native"} : a.devices) {
+    auto isa = IsaFromArchitecture(d);
+    if (!isa) {
+      fmt::print(stderr, "error: --device '{}': expected native, x86_64-avx512, x86_64-avx2 or "
+                         "x86_64-baseline\n", d);
+      return 2;
+    }
+    o.devices.push_back(*isa);
+  }
+  auto profile = WeightProfileFromName(a.profile);
+  if (!profile) {
+    fmt::print(stderr, "error: --profile '{}': expected exact or compact\n", a.profile);
+    return 2;
+  }
+  o.profile = *profile;
+  o.external_payload = a.payload != "inline";
+  o.digest = *DigestAlgorithmFromName(a.algo);
+  const bool tty = a.progress && ::isatty(STDERR_FILENO);
+  if (tty)
+    o.progress = [](size_t done, size_t, uint64_t bytes) {
+      static const char* spin = "|/-\\";
+      fmt::print(stderr, "\r{} packed {} weights, {:.1f} MiB", spin[done % 4], done,
+                 static_cast<double>(bytes) / (1 << 20));
+      std::fflush(stderr);
+    };
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileModelSummary sum;
+  Status st = CompileModel(a.model, a.out, o, &sum);
+  if (tty) fmt::print(stderr, "\n");
+  if (!st.ok()) {
+    fmt::print(stderr, "error: {}\n", st.message());
+    return 2;
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  fmt::print("wrote {}: {} compiled tensors ({} device{}, profile {}), {:.1f} MiB of payload{}{}, "
+             "{:.0f} ms\n",
+             a.out, sum.entries, o.devices.size(), o.devices.size() == 1 ? "" : "s", a.profile,
+             static_cast<double>(sum.payload_bytes) / (1 << 20),
+             sum.payload_file.empty() ? " inline" : " in " + sum.payload_file,
+             sum.kept_entries ? fmt::format(", {} entries of other devices kept", sum.kept_entries)
+                              : "",
+             ms);
+  return 0;
+}
+
+}  // namespace vt::cli

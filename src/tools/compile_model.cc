@@ -1,0 +1,269 @@
+#include "tools/compile_model.h"
+
+#include <fcntl.h>
+#include <onnx/onnx_pb.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "vtensor/base/file.h"
+#include "vtensor/format/compiled_model.h"
+#include "vtensor/format/onnx_import.h"
+#include "vtensor/format/payload_digest.h"
+#include "vtensor/runtime/session.h"
+
+namespace vt {
+
+namespace {
+
+constexpr uint64_t kPayloadAlign = 4096;
+
+// Streams payloads into a temp file beside the final one; Commit renames it into place.
+class PayloadWriter {
+ public:
+  static Expected<std::unique_ptr<PayloadWriter>> Open(const std::string& path) {
+    auto w = std::unique_ptr<PayloadWriter>(new PayloadWriter());
+    w->path_ = path;
+    w->tmp_ = path + ".tmp." + std::to_string(::getpid());
+    w->fd_ = ::open(w->tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd_ < 0) return IoError("cannot create '" + w->tmp_ + "'");
+    return w;
+  }
+  ~PayloadWriter() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(tmp_.c_str());
+  }
+  // Appends `n` bytes at the next 4096-aligned offset; returns that offset.
+  Expected<uint64_t> Append(const uint8_t* data, size_t n) {
+    const uint64_t at = (size_ + kPayloadAlign - 1) / kPayloadAlign * kPayloadAlign;
+    if (at > size_ && ::ftruncate(fd_, static_cast<off_t>(at)) != 0)
+      return IoError("cannot extend '" + tmp_ + "'");
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t k = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(at + done));
+      if (k <= 0) return IoError("write to '" + tmp_ + "' failed (disk full?)");
+      done += static_cast<size_t>(k);
+    }
+    size_ = at + n;
+    return at;
+  }
+  Status Commit() {
+    if (::fsync(fd_) != 0) return IoError("fsync of '" + tmp_ + "' failed");
+    ::close(fd_);
+    fd_ = -1;
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0)
+      return IoError("cannot rename '" + tmp_ + "' to '" + path_ + "'");
+    committed_ = true;
+    return Status::Ok();
+  }
+  // Removes the committed file again (the model write failed).
+  void Discard() {
+    if (committed_) ::unlink(path_.c_str());
+  }
+  uint64_t size() const { return size_; }
+
+ private:
+  PayloadWriter() = default;
+  std::string path_, tmp_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  bool committed_ = false;
+};
+
+std::string BaseName(const std::string& p) {
+  const size_t s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+Status CopyFile(const std::string& from, const std::string& to) {
+  VT_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(from));
+  return WriteFileAtomic(to, std::string_view(reinterpret_cast<const char*>(mf->data()), mf->size()));
+}
+
+// External data locations of every initializer (any graph depth is not needed: subgraph
+// initializers are rare and also resolved relative to the model directory).
+void ExternalLocations(const onnx::GraphProto& g, std::set<std::string>* out) {
+  for (const auto& t : g.initializer())
+    if (t.data_location() == onnx::TensorProto::EXTERNAL)
+      for (const auto& kv : t.external_data())
+        if (kv.key() == "location") out->insert(kv.value());
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) ExternalLocations(a.g(), out);
+      for (const auto& sg : a.graphs()) ExternalLocations(sg, out);
+    }
+}
+
+// Makes MODEL's external data files resolvable from OUT's directory.
+Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
+  const std::string src_dir = DirName(m.path), dst_dir = DirName(out_path);
+  if (SameFile(src_dir, dst_dir)) return Status::Ok();
+  std::set<std::string> locs;
+  ExternalLocations(m.model->graph(), &locs);
+  for (const auto& loc : locs) {
+    const std::string from = JoinPath(src_dir, loc), to = JoinPath(dst_dir, loc);
+    if (SameFile(from, to)) continue;
+    struct stat st;
+    if (::stat(to.c_str(), &st) == 0)
+      return InvalidArgument("'" + to + "' exists and is not the external data file '" + from +
+                             "' that " + m.path + " references; write OUT beside MODEL or "
+                             "remove it");
+    if (loc.find('/') != std::string::npos)
+      return InvalidArgument(m.path + ": external data location '" + loc + "' is in a "
+                             "subdirectory; write OUT in MODEL's directory");
+    if (::link(from.c_str(), to.c_str()) != 0) VT_RETURN_IF_ERROR(CopyFile(from, to));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CompileModel(const std::string& model_path, const std::string& out_path,
+                    const CompileModelOptions& opts, CompileModelSummary* summary) {
+  if (opts.devices.empty()) return InvalidArgument("compile: no --device given");
+  if (SameFile(model_path, out_path))
+    return InvalidArgument("compile: OUT '" + out_path + "' is MODEL itself; the source model is "
+                           "never modified in place");
+  VT_ASSIGN_OR_RETURN(CompiledModel cm, ReadCompiledModel(model_path));
+  CompileModelSummary sum;
+
+  std::vector<IsaLevel> devices;
+  for (IsaLevel d : opts.devices)
+    if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+
+  // Keep entries of architectures not being compiled; re-index their devices and types.
+  std::set<std::string> archs;
+  for (IsaLevel d : devices) archs.insert(IsaArchitecture(d));
+  vtensor::ModelExtension ext;
+  {
+    const vtensor::ModelExtension& old = cm.ext;
+    std::map<int, int> dev_map, type_map;
+    for (const auto& ct : old.compiled_tensors()) {
+      if (ct.device() < 0 || ct.device() >= old.devices_size()) continue;
+      const auto& dev = old.devices(ct.device());
+      if (archs.count(dev.architecture()) && dev.runtime() == kRuntimeName) continue;
+      auto [it, fresh] = dev_map.emplace(ct.device(), ext.devices_size());
+      if (fresh) *ext.add_devices() = dev;
+      vtensor::CompiledTensorProto copy = ct;
+      copy.set_device(it->second);
+      if (ct.value().has_type_index()) {
+        const int ti = static_cast<int>(ct.value().type_index());
+        if (ti < 0 || ti >= old.struct_types_size()) continue;
+        auto [tt, tfresh] = type_map.emplace(ti, ext.struct_types_size());
+        if (tfresh) *ext.add_struct_types() = old.struct_types(ti);
+        copy.mutable_value()->set_type_index(tt->second);
+      }
+      *ext.add_compiled_tensors() = std::move(copy);
+      ++sum.kept_entries;
+    }
+  }
+
+  std::unique_ptr<PayloadWriter> writer;
+  const std::string payload_name = BaseName(out_path) + ".vtpack";
+  if (opts.external_payload) {
+    VT_ASSIGN_OR_RETURN(writer, PayloadWriter::Open(JoinPath(DirName(out_path), payload_name)));
+    sum.payload_file = JoinPath(DirName(out_path), payload_name);
+  }
+
+  // Count the weights first (one prepare on the first device) for the progress bar.
+  for (size_t di = 0; di < devices.size(); ++di) {
+    const IsaLevel isa = devices[di];
+    vtensor::DeviceProto dev;
+    dev.set_type("cpu");
+    dev.set_architecture(IsaArchitecture(isa));
+    dev.set_runtime(kRuntimeName);
+    dev.set_runtime_version(kPackedAbiVersion);
+    const int dev_index = ext.devices_size();
+    *ext.add_devices() = dev;
+
+    ImportOptions io;
+    io.infer_shapes = false;
+    VT_ASSIGN_OR_RETURN(Model model, LoadModel(model_path, io));
+    SessionOptions so;
+    so.isa = isa;
+    so.profile = opts.profile;
+    so.cache.enabled = false;
+    so.prepare_only = true;
+    Status failure;
+    std::set<std::tuple<std::string, std::string, uint64_t>> seen;
+    size_t done = 0;
+    so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
+      if (!failure.ok()) return;
+      if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
+      auto digest = TensorDigest(src, opts.digest);
+      if (!digest.ok()) {
+        failure = digest.take_status().WithContext("weight '" + name + "'");
+        return;
+      }
+      auto type = StructTypeForLayout(w.form.layout, w.form.type_name, w.form.format_version);
+      int ti = -1;
+      for (int i = 0; i < ext.struct_types_size(); ++i)
+        if (ext.struct_types(i).SerializeAsString() == type.SerializeAsString()) ti = i;
+      if (ti < 0) {
+        *ext.add_struct_types() = std::move(type);
+        ti = ext.struct_types_size() - 1;
+      }
+      auto* e = ext.add_compiled_tensors();
+      e->set_source_name(name);
+      e->set_device(dev_index);
+      e->set_source_digest(*digest);
+      e->set_digest_algorithm(DigestAlgorithmName(opts.digest));
+      auto* kv = e->add_metadata_props();
+      kv->set_key(kPayloadDigestKey);
+      kv->set_value(PayloadDigest(w.bytes.data, w.bytes.size));
+      kv = e->add_metadata_props();
+      kv->set_key("vt.kernel");
+      kv->set_value(w.form.kernel);
+      kv = e->add_metadata_props();
+      kv->set_key("vt.profile");
+      kv->set_value(WeightProfileName(opts.profile));
+      auto* v = e->mutable_value();
+      v->set_type_index(ti);
+      if (writer) {
+        auto off = writer->Append(w.bytes.data, w.bytes.size);
+        if (!off.ok()) {
+          failure = off.take_status();
+          return;
+        }
+        auto* x = v->mutable_external();
+        x->set_location(payload_name);
+        x->set_offset(static_cast<int64_t>(*off));
+        x->set_length(static_cast<int64_t>(w.bytes.size));
+      } else {
+        v->set_raw_data(w.bytes.data, w.bytes.size);
+      }
+      ++sum.entries;
+      sum.payload_bytes += w.bytes.size;
+      ++done;
+      if (opts.progress) opts.progress(done, 0, sum.payload_bytes);
+    };
+    auto s = Session::Create(std::move(model), so, nullptr);
+    if (!s.ok())
+      return s.take_status().WithContext("compile for " + std::string(IsaArchitecture(isa)));
+    VT_RETURN_IF_ERROR(failure);
+  }
+
+  VT_RETURN_IF_ERROR(LinkExternalData(cm, out_path));
+  cm.ext = std::move(ext);
+  if (writer) VT_RETURN_IF_ERROR(writer->Commit());
+  const std::string model_dir_path = out_path;
+  Status st = WriteCompiledModel(cm, model_dir_path);
+  if (!st.ok()) {
+    if (writer) writer->Discard();
+    return st;
+  }
+  if (summary) *summary = sum;
+  return Status::Ok();
+}
+
+}  // namespace vt

@@ -1,0 +1,46 @@
+// `vtensor compile` (issue #4 item 2): writes a copy of a model that carries, for each device,
+// every constant weight in the form the runtime's resolver picks on that device, as compiled
+// tensors (ModelProto fields 27-29; DESIGN §4). The forms are captured from a real session
+// prepared for the device, so an entry is exactly what a session there would pack itself.
+//
+// Output: OUT (the model; the source model is never modified) and, with external payloads,
+// OUT + ".vtpack" beside it holding every payload at a 4096-byte aligned offset (mmap-able).
+// Both files are written atomically (temp file + rename), payloads first. Source weights kept
+// in external data stay where they are; when OUT is in another directory, each external data
+// file is hard-linked (or copied) next to OUT so the relative locations still resolve.
+// Entries already in MODEL for the compiled architectures are replaced; others are kept.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "vtensor/base/status.h"
+#include "vtensor/format/tensor_digest.h"
+#include "vtensor/runtime/weight_form.h"
+
+namespace vt {
+
+struct CompileModelOptions {
+  std::vector<IsaLevel> devices;  // at least one; duplicates ignored
+  WeightProfile profile = WeightProfile::kExact;
+  bool external_payload = true;   // false: payloads inline in raw_data
+  DigestAlgorithm digest = DigestAlgorithm::kBlake3;
+  // Progress: (weights done, weights total, bytes written). May be null.
+  std::function<void(size_t, size_t, uint64_t)> progress;
+};
+
+struct CompileModelSummary {
+  size_t entries = 0;          // compiled tensors written
+  uint64_t payload_bytes = 0;  // sum of payload sizes
+  std::string payload_file;    // "" when inline
+  size_t kept_entries = 0;     // entries of other architectures kept from MODEL
+};
+
+// Errors: NotFound / InvalidArgument for an unreadable model (naming the file), any session
+// creation error for a device, IoError for writes; on error no output file is left behind.
+Status CompileModel(const std::string& model_path, const std::string& out_path,
+                    const CompileModelOptions& opts, CompileModelSummary* summary);
+
+}  // namespace vt

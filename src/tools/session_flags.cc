@@ -1,0 +1,70 @@
+#include "tools/session_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+namespace vt::cli {
+
+void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
+  cmd->add_option("--verify", f->verify,
+                  "compiled-tensor verification: always (default), memo, never")
+      ->check(CLI::IsMember({"always", "memo", "never"}));
+  cmd->add_option("--profile", f->profile, "weight forms: exact (default, lossless) or compact")
+      ->check(CLI::IsMember({"exact", "compact"}));
+  cmd->add_option("--arch", f->arch,
+                  "kernel architecture: native (default), x86_64-avx512, x86_64-avx2, "
+                  "x86_64-baseline");
+  cmd->add_flag("--no-cache", f->no_cache, "ignore compiled tensors (pack every weight)");
+  cmd->add_flag("--explain", f->explain,
+                "print each weight's form candidates, why each was rejected, and HIT/MISS");
+}
+
+Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) {
+  SessionOptions so;
+  so.threads = threads;
+  auto isa = IsaFromArchitecture(f.arch);
+  if (!isa)
+    return InvalidArgument("--arch '" + f.arch +
+                           "': expected native, x86_64-avx512, x86_64-avx2 or x86_64-baseline");
+  if (!IsaSupported(*isa))
+    return InvalidArgument("--arch " + f.arch + ": this CPU does not support it");
+  so.isa = *isa;
+  auto profile = WeightProfileFromName(f.profile);
+  if (!profile) return InvalidArgument("--profile '" + f.profile + "': expected exact or compact");
+  so.profile = *profile;
+  auto verify = VerifyPolicyFromName(f.verify);
+  if (!verify) return InvalidArgument("--verify '" + f.verify + "': expected always, memo or never");
+  so.cache.verify = *verify;
+  so.cache.enabled = !f.no_cache;
+  return so;
+}
+
+void PrintCacheReport(const Session& s, FILE* out) {
+  if (!s.extension_error().empty())
+    fmt::print(out, "compiled tensors ignored: {}\n", s.extension_error());
+  size_t hits = 0;
+  for (const auto& r : s.cache_report()) {
+    hits += r.state == EntryState::kHit;
+    fmt::print(out, "entry {} {} {} {}: {}{}{}\n", r.index, r.source_name,
+               r.architecture.empty() ? "-" : r.architecture,
+               r.type_name.empty() ? "-" : r.type_name, EntryStateText(r),
+               r.detail.empty() ? "" : "  " + r.detail,
+               r.state == EntryState::kHit ? (r.memo ? "  (verified: memo)"
+                                              : r.verified ? "  (verified)" : "  (not verified)")
+                                           : "");
+  }
+  fmt::print(out, "compiled tensors: {} entries, {} hit, {} miss\n", s.cache_report().size(), hits,
+             s.cache_report().size() - hits);
+}
+
+void PrintExplain(const Session& s, FILE* out) {
+  for (const auto& d : s.weight_decisions()) {
+    fmt::print(out, "weight {} ({}): {}\n", d.weight, d.node, d.outcome);
+    for (const auto& c : d.candidates)
+      fmt::print(out, "  {} {}{}\n", c.rejected.empty() ? "+" : "-", c.description,
+                 c.rejected.empty() ? "" : ": rejected: " + c.rejected);
+  }
+  PrintCacheReport(s, out);
+}
+
+}  // namespace vt::cli

@@ -1,0 +1,417 @@
+#include "tools/synthetic_transformer.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "tools/atomic_stream_file.h"
+
+namespace vt {
+
+static_assert(std::endian::native == std::endian::little,
+              "weights are written as the host's f32 bytes, which ONNX defines as little-endian");
+
+namespace {
+
+constexpr int64_t kMaxInlineBytes = (int64_t{2} << 30) - (int64_t{64} << 20);  // protobuf limit, with room
+constexpr size_t kChunkElems = size_t{1} << 18;                                 // 1 MiB of f32
+
+// splitmix64 finalizer (Steele, Lea, Flood 2014): a bijective 64-bit mix.
+uint64_t Mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// How a weight's values are drawn.
+struct WeightInit {
+  enum Kind { kMatrix, kScale, kBias } kind;
+  int64_t fan_in = 1;
+};
+
+struct WeightSpec {
+  std::string name;
+  std::vector<int64_t> dims;
+  WeightInit init;
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+};
+
+// Element i of tensor `index`'s stream: uniform in [-1, 1) from the top 24 bits.
+class WeightStream {
+ public:
+  WeightStream(uint64_t seed, uint64_t index) : base_(Mix64(Mix64(seed) ^ (index + 1) * 0xD1B54A32D192ED03ull)) {}
+  float Uniform(uint64_t i) const {
+    const uint64_t z = Mix64(base_ + (i + 1) * 0x9E3779B97F4A7C15ull);
+    return static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+  }
+
+ private:
+  uint64_t base_;
+};
+
+void FillWeights(const WeightSpec& w, uint64_t seed, uint64_t index, int64_t first, float* out, size_t n) {
+  const WeightStream s(seed, index);
+  const float a = w.init.kind == WeightInit::kMatrix ? std::sqrt(3.0f / static_cast<float>(w.init.fan_in)) : 0.0f;
+  for (size_t k = 0; k < n; ++k) {
+    const float u = s.Uniform(static_cast<uint64_t>(first) + k);
+    switch (w.init.kind) {
+      case WeightInit::kMatrix: out[k] = a * u; break;
+      case WeightInit::kScale: out[k] = 1.0f + 0.1f * u; break;
+      case WeightInit::kBias: out[k] = 0.05f * u; break;
+    }
+  }
+}
+
+// Every weight in graph order (the index is the stream number).
+std::vector<WeightSpec> PlanWeights(const TransformerConfig& c) {
+  const int64_t H = c.hidden, F = c.ffn;
+  const bool bias = c.norm == NormKind::kLayer;
+  std::vector<WeightSpec> w;
+  auto norm = [&](int64_t l, WeightRole scale, WeightRole b) {
+    w.push_back({TransformerWeightName(l, scale), {H}, {WeightInit::kScale}});
+    if (bias) w.push_back({TransformerWeightName(l, b), {H}, {WeightInit::kBias}});
+  };
+  auto mat = [&](int64_t l, WeightRole r, int64_t in, int64_t out) {
+    w.push_back({TransformerWeightName(l, r), {in, out}, {WeightInit::kMatrix, in}});
+  };
+  for (int64_t l = 0; l < c.layers; ++l) {
+    norm(l, WeightRole::kAttnNorm, WeightRole::kAttnNormBias);
+    mat(l, WeightRole::kWq, H, H);
+    mat(l, WeightRole::kWk, H, H);
+    mat(l, WeightRole::kWv, H, H);
+    mat(l, WeightRole::kWo, H, H);
+    norm(l, WeightRole::kFfnNorm, WeightRole::kFfnNormBias);
+    mat(l, WeightRole::kWgate, H, F);
+    mat(l, WeightRole::kWup, H, F);
+    mat(l, WeightRole::kWdown, F, H);
+  }
+  norm(-1, WeightRole::kFinalNorm, WeightRole::kFinalNormBias);
+  return w;
+}
+
+// Builds the GraphProto's nodes with generated value names.
+class GraphWriter {
+ public:
+  explicit GraphWriter(onnx::GraphProto* g) : g_(g) {}
+
+  std::string Node(const std::string& op, const std::vector<std::string>& inputs, const std::string& out_hint,
+                   onnx::NodeProto** node_out = nullptr) {
+    onnx::NodeProto* n = g_->add_node();
+    n->set_op_type(op);
+    n->set_name(out_hint);
+    for (const auto& i : inputs) n->add_input(i);
+    n->add_output(out_hint);
+    if (node_out) *node_out = n;
+    return out_hint;
+  }
+  static void AttrInt(onnx::NodeProto* n, const std::string& name, int64_t v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void AttrFloat(onnx::NodeProto* n, const std::string& name, float v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void AttrInts(onnx::NodeProto* n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
+  void ScalarF32(const std::string& name, float v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(v);
+  }
+  void I64(const std::string& name, const std::vector<int64_t>& v) {
+    auto* t = g_->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t x : v) t->add_int64_data(x);
+  }
+
+ private:
+  onnx::GraphProto* g_;
+};
+
+void SetIo(onnx::ValueInfoProto* v, const std::string& name, const TransformerConfig& c) {
+  v->set_name(name);
+  auto* tt = v->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* s = tt->mutable_shape();
+  s->add_dim()->set_dim_value(c.batch);
+  if (c.dynamic_seq) s->add_dim()->set_dim_param("seq");
+  else s->add_dim()->set_dim_value(c.seq);
+  s->add_dim()->set_dim_value(c.hidden);
+}
+
+// The nodes of the whole model (see the header for the math).
+void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
+  GraphWriter w(g);
+  const int64_t D = c.hidden / c.heads;
+  w.ScalarF32("const.attn_scale", 1.0f / std::sqrt(static_cast<float>(D)));
+  w.I64("const.heads_shape", {0, -1, c.heads, D});
+  w.I64("const.hidden_shape", {0, -1, c.hidden});
+  if (c.norm == NormKind::kRms) w.ScalarF32("const.norm_eps", c.epsilon);
+
+  auto norm = [&](const std::string& x, const std::string& p, int64_t l, WeightRole scale, WeightRole bias) {
+    if (c.norm == NormKind::kLayer) {
+      onnx::NodeProto* n;
+      const std::string y = w.Node("LayerNormalization",
+                                   {x, TransformerWeightName(l, scale), TransformerWeightName(l, bias)}, p, &n);
+      GraphWriter::AttrInt(n, "axis", -1);
+      GraphWriter::AttrFloat(n, "epsilon", c.epsilon);
+      return y;
+    }
+    const std::string sq = w.Node("Mul", {x, x}, p + ".sq");
+    onnx::NodeProto* rm;
+    const std::string ms = w.Node("ReduceMean", {sq}, p + ".mean_sq", &rm);
+    GraphWriter::AttrInts(rm, "axes", {-1});
+    GraphWriter::AttrInt(rm, "keepdims", 1);
+    const std::string rms = w.Node("Sqrt", {w.Node("Add", {ms, "const.norm_eps"}, p + ".mean_sq_eps")}, p + ".rms");
+    return w.Node("Mul", {w.Node("Div", {x, rms}, p + ".normalized"), TransformerWeightName(l, scale)}, p);
+  };
+  auto perm = [&](const std::string& x, const std::string& out, const std::vector<int64_t>& pm) {
+    onnx::NodeProto* n;
+    w.Node("Transpose", {x}, out, &n);
+    GraphWriter::AttrInts(n, "perm", pm);
+    return out;
+  };
+
+  std::string h = "x";
+  for (int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = "layers." + std::to_string(l);
+    auto W = [&](WeightRole r) { return TransformerWeightName(l, r); };
+    const std::string n1 = norm(h, p + ".attn_norm.out", l, WeightRole::kAttnNorm, WeightRole::kAttnNormBias);
+    const std::string q = w.Node("MatMul", {n1, W(WeightRole::kWq)}, p + ".attn.q");
+    const std::string k = w.Node("MatMul", {n1, W(WeightRole::kWk)}, p + ".attn.k");
+    const std::string v = w.Node("MatMul", {n1, W(WeightRole::kWv)}, p + ".attn.v");
+    const std::string q4 = perm(w.Node("Reshape", {q, "const.heads_shape"}, p + ".attn.q_heads"), p + ".attn.q_t",
+                                {0, 2, 1, 3});
+    const std::string kt = perm(w.Node("Reshape", {k, "const.heads_shape"}, p + ".attn.k_heads"), p + ".attn.k_t",
+                                {0, 2, 3, 1});
+    const std::string v4 = perm(w.Node("Reshape", {v, "const.heads_shape"}, p + ".attn.v_heads"), p + ".attn.v_t",
+                                {0, 2, 1, 3});
+    const std::string scores = w.Node("Mul", {w.Node("MatMul", {q4, kt}, p + ".attn.qk"), "const.attn_scale"},
+                                      p + ".attn.scores");
+    onnx::NodeProto* sm;
+    const std::string probs = w.Node("Softmax", {scores}, p + ".attn.probs", &sm);
+    GraphWriter::AttrInt(sm, "axis", -1);
+    const std::string ctx = perm(w.Node("MatMul", {probs, v4}, p + ".attn.ctx_heads"), p + ".attn.ctx_t", {0, 2, 1, 3});
+    const std::string merged = w.Node("Reshape", {ctx, "const.hidden_shape"}, p + ".attn.ctx");
+    const std::string o = w.Node("MatMul", {merged, W(WeightRole::kWo)}, p + ".attn.out");
+    h = w.Node("Add", {h, o}, p + ".attn.residual");
+
+    const std::string n2 = norm(h, p + ".ffn_norm.out", l, WeightRole::kFfnNorm, WeightRole::kFfnNormBias);
+    const std::string gt = w.Node("MatMul", {n2, W(WeightRole::kWgate)}, p + ".ffn.gate");
+    const std::string up = w.Node("MatMul", {n2, W(WeightRole::kWup)}, p + ".ffn.up");
+    const std::string silu = w.Node("Mul", {gt, w.Node("Sigmoid", {gt}, p + ".ffn.gate_sigmoid")}, p + ".ffn.silu");
+    const std::string act = w.Node("Mul", {silu, up}, p + ".ffn.act");
+    const std::string down = w.Node("MatMul", {act, W(WeightRole::kWdown)}, p + ".ffn.down");
+    h = w.Node("Add", {h, down}, p + ".ffn.residual");
+  }
+  norm(h, "y", -1, WeightRole::kFinalNorm, WeightRole::kFinalNormBias);
+}
+
+void SetMetadata(const TransformerConfig& c, onnx::ModelProto* mp) {
+  auto kv = [&](const std::string& k, const std::string& v) {
+    auto* p = mp->add_metadata_props();
+    p->set_key("vtensor.synthetic." + k);
+    p->set_value(v);
+  };
+  kv("hidden", std::to_string(c.hidden));
+  kv("ffn", std::to_string(c.ffn));
+  kv("heads", std::to_string(c.heads));
+  kv("layers", std::to_string(c.layers));
+  kv("norm", c.norm == NormKind::kRms ? "rms" : "layer");
+  kv("seed", std::to_string(c.seed));
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Streams every weight into `data`, each at an aligned offset; fills the external_data keys.
+Status WriteExternalWeights(const TransformerConfig& c, const std::vector<WeightSpec>& specs,
+                            const std::string& location, AtomicStreamFile& data, onnx::GraphProto* g,
+                            int first_init) {
+  std::vector<float> buf(kChunkElems);
+  for (size_t t = 0; t < specs.size(); ++t) {
+    const uint64_t offset = (data.size() + kExternalAlignment - 1) / kExternalAlignment * kExternalAlignment;
+    VT_RETURN_IF_ERROR(data.PadTo(offset));
+    const int64_t n = specs[t].numel();
+    for (int64_t first = 0; first < n; first += static_cast<int64_t>(kChunkElems)) {
+      const size_t m = static_cast<size_t>(std::min<int64_t>(n - first, static_cast<int64_t>(kChunkElems)));
+      FillWeights(specs[t], c.seed, t, first, buf.data(), m);
+      VT_RETURN_IF_ERROR(data.Write(buf.data(), m * sizeof(float)));
+    }
+    onnx::TensorProto* tp = g->mutable_initializer(first_init + static_cast<int>(t));
+    tp->set_data_location(onnx::TensorProto::EXTERNAL);
+    auto add = [&](const char* k, const std::string& v) {
+      auto* e = tp->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", location);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(n * static_cast<int64_t>(sizeof(float))));
+  }
+  return Status::Ok();
+}
+
+bool MulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
+
+}  // namespace
+
+std::string TransformerWeightName(int64_t layer, WeightRole role) {
+  const std::string p = "layers." + std::to_string(layer) + ".";
+  switch (role) {
+    case WeightRole::kAttnNorm: return p + "attn_norm.scale";
+    case WeightRole::kAttnNormBias: return p + "attn_norm.bias";
+    case WeightRole::kWq: return p + "attn.wq";
+    case WeightRole::kWk: return p + "attn.wk";
+    case WeightRole::kWv: return p + "attn.wv";
+    case WeightRole::kWo: return p + "attn.wo";
+    case WeightRole::kFfnNorm: return p + "ffn_norm.scale";
+    case WeightRole::kFfnNormBias: return p + "ffn_norm.bias";
+    case WeightRole::kWgate: return p + "ffn.w_gate";
+    case WeightRole::kWup: return p + "ffn.w_up";
+    case WeightRole::kWdown: return p + "ffn.w_down";
+    case WeightRole::kFinalNorm: return "final_norm.scale";
+    case WeightRole::kFinalNormBias: return "final_norm.bias";
+  }
+  return "";
+}
+
+Status ValidateTransformerConfig(const TransformerConfig& c) {
+  struct {
+    const char* flag;
+    int64_t v;
+  } const dims[] = {{"--hidden", c.hidden}, {"--ffn", c.ffn}, {"--heads", c.heads},
+                    {"--layers", c.layers}, {"--seq", c.seq}, {"--batch", c.batch}};
+  for (const auto& d : dims)
+    if (d.v < 1) return InvalidArgument(std::string(d.flag) + " must be >= 1, got " + std::to_string(d.v));
+  if (c.hidden % c.heads != 0)
+    return InvalidArgument("--hidden " + std::to_string(c.hidden) + " is not a multiple of --heads " +
+                           std::to_string(c.heads));
+  if (c.opset < 13 || c.opset > 17)
+    return InvalidArgument("--opset must be in 13..17 (Softmax on the last axis needs 13), got " +
+                           std::to_string(c.opset));
+  if (c.norm == NormKind::kLayer && c.opset < 17)
+    return InvalidArgument("--norm layer needs --opset 17 (LayerNormalization), got " + std::to_string(c.opset));
+  if (!(c.epsilon > 0.0f) || !std::isfinite(c.epsilon))
+    return InvalidArgument("--epsilon must be a positive finite number");
+  // Byte counts: 4 * L * (4H^2 + 3HF + 4H) <= 4 * L * 8 * max(H^2, HF) must fit, and so must
+  // the largest activation, max(B*S*max(H, F), B*A*S*S) elements.
+  int64_t hh, hf, layer, total, bs, bss, act;
+  if (MulOverflows(c.hidden, c.hidden, &hh) || MulOverflows(c.hidden, c.ffn, &hf) ||
+      MulOverflows(32, std::max(hh, hf), &layer) || MulOverflows(layer, c.layers, &total))
+    return InvalidArgument("--hidden/--ffn/--layers: weight byte count overflows 64 bits");
+  if (MulOverflows(c.batch, c.seq, &bs) || MulOverflows(bs, 4 * std::max(c.hidden, c.ffn), &act) ||
+      MulOverflows(bs, c.seq, &bss) || MulOverflows(bss, 4 * c.heads, &act))
+    return InvalidArgument("--batch/--seq: activation byte count overflows 64 bits");
+  return Status::Ok();
+}
+
+int64_t TransformerLayerWeightBytes(const TransformerConfig& c) {
+  const int64_t H = c.hidden, F = c.ffn;
+  const int64_t norms = (c.norm == NormKind::kLayer ? 4 : 2) * H;
+  return 4 * (4 * H * H + 3 * H * F + norms);
+}
+
+int64_t TransformerWeightBytes(const TransformerConfig& c) {
+  const int64_t final_norm = 4 * (c.norm == NormKind::kLayer ? 2 : 1) * c.hidden;
+  return TransformerLayerWeightBytes(c) * c.layers + final_norm;
+}
+
+Expected<int64_t> LayersForTargetBytes(const TransformerConfig& c, int64_t target_bytes) {
+  if (target_bytes < 1) return InvalidArgument("--target-bytes must be >= 1, got " + std::to_string(target_bytes));
+  TransformerConfig one = c;
+  one.layers = 1;
+  VT_RETURN_IF_ERROR(ValidateTransformerConfig(one));
+  const int64_t per = TransformerLayerWeightBytes(one);
+  const int64_t fixed = TransformerWeightBytes(one) - per;
+  const int64_t want = std::max<int64_t>(target_bytes - fixed, 0);
+  return std::max<int64_t>(1, (want + per / 2) / per);
+}
+
+Expected<GeneratedTransformer> WriteSyntheticTransformer(const TransformerConfig& c, const std::string& out_path,
+                                                         WeightStorage storage) {
+  VT_RETURN_IF_ERROR(ValidateTransformerConfig(c));
+  if (out_path.empty()) return InvalidArgument("-o: no output path");
+  GeneratedTransformer r;
+  r.model_path = out_path;
+  r.weight_bytes = TransformerWeightBytes(c);
+  const bool external = storage == WeightStorage::kExternal ||
+                        (storage == WeightStorage::kAuto && r.weight_bytes > kAutoExternalBytes);
+  if (!external && r.weight_bytes > kMaxInlineBytes)
+    return InvalidArgument("--inline: " + std::to_string(r.weight_bytes) +
+                           " bytes of weights exceed the 2 GiB protobuf limit; use --external");
+
+  onnx::ModelProto mp;
+  mp.set_ir_version(8);
+  mp.set_producer_name("vtensor-gen-transformer");
+  mp.set_producer_version("1");
+  mp.set_doc_string("Synthetic transformer (random weights), src/tools/synthetic_transformer.h");
+  mp.add_opset_import()->set_version(c.opset);
+  SetMetadata(c, &mp);
+  onnx::GraphProto* g = mp.mutable_graph();
+  g->set_name("synthetic_transformer");
+  SetIo(g->add_input(), "x", c);
+  SetIo(g->add_output(), "y", c);
+  BuildNodes(c, g);
+
+  const std::vector<WeightSpec> specs = PlanWeights(c);
+  r.num_weights = static_cast<int64_t>(specs.size());
+  const int first_init = g->initializer_size();
+  for (const WeightSpec& s : specs) {
+    onnx::TensorProto* tp = g->add_initializer();
+    tp->set_name(s.name);
+    tp->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : s.dims) tp->add_dims(d);
+  }
+
+  std::unique_ptr<AtomicStreamFile> data;
+  if (external) {
+    r.data_path = out_path + ".data";
+    VT_ASSIGN_OR_RETURN(data, AtomicStreamFile::Create(r.data_path));
+    VT_RETURN_IF_ERROR(WriteExternalWeights(c, specs, BaseName(r.data_path), *data, g, first_init));
+    VT_RETURN_IF_ERROR(data->Finish());
+  } else {
+    for (size_t t = 0; t < specs.size(); ++t) {
+      std::string* raw = g->mutable_initializer(first_init + static_cast<int>(t))->mutable_raw_data();
+      raw->resize(static_cast<size_t>(specs[t].numel()) * sizeof(float));
+      FillWeights(specs[t], c.seed, t, 0, reinterpret_cast<float*>(raw->data()), static_cast<size_t>(specs[t].numel()));
+    }
+  }
+
+  std::string bytes;
+  if (!mp.SerializeToString(&bytes)) return Internal(out_path + ": cannot serialize the ModelProto");
+  mp.Clear();  // inline weights: do not hold them twice longer than needed
+  VT_ASSIGN_OR_RETURN(auto model, AtomicStreamFile::Create(out_path));
+  VT_RETURN_IF_ERROR(model->Write(bytes.data(), bytes.size()));
+  VT_RETURN_IF_ERROR(model->Finish());
+  // Both files are complete and durable; publish the data first so the model never points at
+  // missing bytes.
+  if (data) VT_RETURN_IF_ERROR(data->Commit());
+  VT_RETURN_IF_ERROR(model->Commit());
+  return r;
+}
+
+}  // namespace vt

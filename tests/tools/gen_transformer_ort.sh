@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# vtensor-gen-transformer models run in ONNX Runtime 1.30 (npm onnxruntime-node) and in
+# `vtensor run`, which must agree (rtol 1e-3, atol 1e-4): RMS norm with inline weights, layer norm
+# with external weights, a symbolic sequence dim fed with another length and batch 2, opset 13.
+# Every model must also pass `vtensor check`. Exit 77 (skipped) when node or onnxruntime-node is
+# missing; onnxruntime-node is looked up in ${VTENSOR_ORT_CACHE:-~/.cache/vtensor/ort}/
+# onnxruntime-node-1.30.0 (scripts/compare_ort.sh installs it there) and tests/format/ort.
+# usage: gen_transformer_ort.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+
+command -v node >/dev/null || { echo "node not installed: skipped"; exit 77; }
+ort=""
+for d in "${VTENSOR_ORT_CACHE:-$HOME/.cache/vtensor/ort}/onnxruntime-node-1.30.0/node_modules/onnxruntime-node" \
+         "$root/tests/format/ort/node_modules/onnxruntime-node"; do
+  if [[ -f "$d/package.json" ]]; then ort="$d"; break; fi
+done
+[[ -n "$ort" ]] || { echo "onnxruntime-node not installed (see scripts/compare_ort.sh): skipped"; exit 77; }
+
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# name | generator flags | ORT input shape
+cases=(
+  "rms_inline|--hidden 64 --ffn 172 --heads 4 --layers 2 --seq 5 --inline --seed 1|1x5x64"
+  "layer_external|--hidden 64 --ffn 172 --heads 4 --layers 2 --seq 5 --external --norm layer --seed 2|1x5x64"
+  "dynamic_seq|--hidden 96 --ffn 256 --heads 3 --layers 3 --seq 4 --batch 2 --dynamic-seq --seed 3|2x9x96"
+  "opset13|--hidden 32 --ffn 80 --heads 2 --layers 1 --seq 6 --opset 13 --seed 4|1x6x32"
+)
+for c in "${cases[@]}"; do
+  IFS='|' read -r name flags shape <<<"$c"
+  echo "== $name"
+  # shellcheck disable=SC2086
+  "$build/vtensor-gen-transformer" -o "$out/$name.onnx" $flags
+  # From the model's directory: format/model_checker.cc passes the parsed ModelProto to libonnx's
+  # checker, which then resolves external data against the working directory.
+  (cd "$out" && "$build/vtensor" check "$name.onnx")
+  node "$here/ort_reference.js" "$ort" "$out/$name.onnx" "$out/$name" "$shape"
+  "$build/vtensor" run "$out/$name.onnx" --data "$out/$name" --rtol 1e-3 --atol 1e-4
+done
+echo "OK: ${#cases[@]} synthetic transformers agree with ONNX Runtime"

@@ -103,4 +103,11 @@ std::string JoinPath(const std::string& dir, const std::string& rel) {
   return dir + "/" + rel;
 }
 
+void ReleaseMappedPages(const void* data, size_t n) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(data) + n) / page * page;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+}
+
 }  // namespace vt

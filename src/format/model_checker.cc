@@ -5,6 +5,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -162,26 +163,41 @@ class Checker {
           CheckType(m_.ext.struct_types(i), -1, "struct_types[" + std::to_string(i) + "]");
   }
 
+  // The tensors named `name` in `g` and its subgraphs: initializers and the `value` of
+  // Constant nodes (exporters such as paddle2onnx keep every weight in Constant nodes; the
+  // runtime folds them into initializers of the same name).
+  static void FindSources(const onnx::GraphProto& g, const std::string& name,
+                          std::vector<const onnx::TensorProto*>* out) {
+    for (const auto& init : g.initializer())
+      if (init.name() == name) out->push_back(&init);
+    for (const auto& n : g.node()) {
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+          n.output_size() == 1 && n.output(0) == name)
+        for (const auto& a : n.attribute())
+          if (a.name() == "value" && a.has_t()) out->push_back(&a.t());
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) FindSources(a.g(), name, out);
+        for (const auto& sg : a.graphs()) FindSources(sg, name, out);
+      }
+    }
+  }
+
   const onnx::TensorProto* Source(int i) {
     const auto& name = m_.ext.compiled_tensors(i).source_name();
-    const onnx::TensorProto* found = nullptr;
-    int count = 0;
-    for (const auto& init : m_.model->graph().initializer())
-      if (init.name() == name) {
-        found = &init;
-        ++count;
-      }
+    std::vector<const onnx::TensorProto*> found;
+    FindSources(m_.model->graph(), name, &found);
+    const size_t count = found.size();
     if (count == 0) {
       Add(Severity::kError, "source-missing", i, Entry(i) + ".source_name",
-          "no graph initializer named '" + name + "'");
+          "no initializer or Constant value named '" + name + "'");
       return nullptr;
     }
     if (count > 1) {
       Add(Severity::kError, "source-ambiguous", i, Entry(i) + ".source_name",
-          std::to_string(count) + " graph initializers are named '" + name + "'");
+          std::to_string(count) + " initializers or Constant values are named '" + name + "'");
       return nullptr;
     }
-    return found;
+    return found[0];
   }
 
   void CheckDigest(int i, const onnx::TensorProto* src) {

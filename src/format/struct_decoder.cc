@@ -110,7 +110,7 @@ Expected<std::string> BuildLayoutDecoder(const Layout& l, const std::string& nam
   const bool scalar = t.block_elems == 1 && !t.has_scale;
   // Digit counts per level (canonical order is outermost first), and density.
   const auto levels = l.levels();
-  const Shape padded = l.padded_shape();
+  Shape padded = l.padded_shape();
   std::vector<int64_t> counts(levels.size());
   for (size_t i = 0; i < levels.size(); ++i) {
     int64_t parent = 0;
@@ -122,6 +122,21 @@ Expected<std::string> BuildLayoutDecoder(const Layout& l, const std::string& nam
   }
   int64_t inner = 1;
   for (size_t i = levels.size(); i-- > 0;) {
+    // A row gap (e.g. i4 rows rounded up to whole bytes: strides [34, 1] for [7, 33]) widens
+    // the next inner level when that level is its dim's outermost: the extra digits land in
+    // the padding the final Slice drops.
+    if (levels[i].stride != inner && i + 1 < levels.size() && inner > 0 &&
+        levels[i].stride % (inner / counts[i + 1]) == 0) {
+      const auto& in = levels[i + 1];
+      bool outermost = true;
+      for (const auto& o : levels) outermost = outermost && !(o.dim == in.dim && o.tile > in.tile);
+      const int64_t wider = levels[i].stride / (inner / counts[i + 1]);
+      if (outermost && wider > counts[i + 1]) {
+        inner = inner / counts[i + 1] * wider;
+        counts[i + 1] = wider;
+        padded[static_cast<size_t>(in.dim)] = wider * in.tile;
+      }
+    }
     if (levels[i].stride != inner)
       return Unimplemented("decoder: level " + std::to_string(i) + " is not densely nested");
     inner *= counts[i];

@@ -28,8 +28,13 @@ Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, B
     s.levels = {{0, 1, kpad}, {1, 1, 1}};
     return Layout::Make(s);
   }
-  if (rows <= 0 || rows > n) rows = n > 0 ? n : 1;
+  if (rows <= 0) rows = n > 0 ? n : 1;
   const int64_t npad = (n + rows - 1) / rows * rows;
+  if (rows == 1) {
+    // One-row panels: kernel-feed order is the stored row-major order.
+    s.levels = {{0, 1, kpad}, {1, 1, 1}};
+    return Layout::Make(s);
+  }
   if (be == 1)
     s.levels = {{0, rows, rows * kpad}, {1, 1, rows}, {0, 1, 1}};
   else

@@ -15,6 +15,11 @@
 //              into panels block by block (few channels would make tap-sized K blocks tiny).
 //   im2col-nd  3-D and up: generic im2col panels.
 //   depthwise  group == C == M (1-D/2-D): a dedicated kernel, vectorised over output width.
+//
+// A Conv that absorbed its activation (runtime/fusion.h FuseConv, ops/conv_epilogue.h) applies
+// it as a min/max clamp inside the GEMM / depthwise kernel, or else on each band of output
+// right after the kernel wrote it: per channel for depthwise, per slice of output rows for
+// the plane modes, per 1024 columns (the GEMM's N block) for pointwise.
 #include <omp.h>
 
 #include <algorithm>
@@ -26,6 +31,7 @@
 #include "kernels/conv/f32_dwconv.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/constant_operand.h"
+#include "ops/conv_epilogue.h"
 #include "ops/conv_geometry.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
@@ -99,7 +105,7 @@ class ConvKernel final : public OpKernel {
     // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
     const WeightUseInfo use{WeightUse::kConvFilter, group, UnitStridesAndPads(node)};
     auto pw = init.weights().Prepare(node, node.inputs[1], *w, use);
-    if (pw.ok() && pw->has_value()) {
+    if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32ConvAPanels) {
       const PreparedWeight& p = **pw;
       gemm_ = kernels::FindF32GemmKernel(p.form.kernel);
       const size_t mr = static_cast<size_t>(p.form.panel);
@@ -133,12 +139,15 @@ class ConvKernel final : public OpKernel {
 
   Status Compute(KernelContext& ctx) override;
 
+  void set_epilogue(ConvEpilogue e) { epi_ = std::move(e); }
+
  private:
   const kernels::F32DwConvKernel& dwconv_;
   const kernels::F32GemmKernel* gemm_ = nullptr;  // the kernel the panels were packed for
   ConvMode mode_ = ConvMode::kPointwise;          // meaningful when w_panels_ is set
   Tensor w_const_;                                // the constant W the panels were built from
   std::vector<F32Panels> w_panels_;               // per group
+  ConvEpilogue epi_;                              // fused activation (empty: none)
 };
 
 Status ConvKernel::Compute(KernelContext& ctx) {
@@ -176,8 +185,14 @@ Status ConvKernel::Compute(KernelContext& ctx) {
 
   Shape yshape = {N, M};
   yshape.insert(yshape.end(), geo.out.begin(), geo.out.end());
+  for (const auto* v : {&epi_.scale, &epi_.shift})
+    if (v->size() > 1 && static_cast<int64_t>(v->size()) != M)
+      return ctx.Error("fused activation has " + std::to_string(v->size()) + " scale/shift values for " +
+                       std::to_string(M) + " output channels");
   Tensor Y = ctx.AllocOutput(0, dt, yshape);
   if (Y.numel() == 0) return Status::Ok();
+  const bool clamp = epi_.ClampOnly();
+  const bool post = !epi_.empty() && !clamp;  // activation applied after each kernel call
 
   bool unit = true;
   for (size_t i = 0; i < geo.rank(); ++i)
@@ -246,21 +261,25 @@ Status ConvKernel::Compute(KernelContext& ctx) {
         p.off = off.data();
         p.w = pw + c * kvol;
         p.bias = pb ? pb[c] : 0.0f;
+        p.clamp = clamp;
+        p.min = epi_.p0;
+        p.max = epi_.p1;
         if (by_rows) {
           p.width = static_cast<size_t>(ow);
           p.rows = static_cast<size_t>(oh);
           p.x_pitch = static_cast<size_t>(pl.Wq);
           p.y_pitch = static_cast<size_t>(ow);
           fn(&p, sc.planes.data(), yc);
-          continue;
+        } else {
+          p.width = static_cast<size_t>(oh * pl.Wq);
+          p.rows = 1;
+          float* out = wide_floats ? sc.wide.data() : yc;
+          fn(&p, sc.planes.data(), out);
+          if (out != yc)
+            for (int64_t r = 0; r < oh; ++r)
+              std::memcpy(yc + r * ow, out + r * pl.Wq, static_cast<size_t>(ow) * sizeof(float));
         }
-        p.width = static_cast<size_t>(oh * pl.Wq);
-        p.rows = 1;
-        float* out = wide_floats ? sc.wide.data() : yc;
-        fn(&p, sc.planes.data(), out);
-        if (out != yc)
-          for (int64_t r = 0; r < oh; ++r)
-            std::memcpy(yc + r * ow, out + r * pl.Wq, static_cast<size_t>(ow) * sizeof(float));
+        if (post) epi_.ApplyRow(yc, static_cast<size_t>(out_sz), c);
       }
     }
     if (dt != DType::kFloat32) StoreF32As(yf, Y);
@@ -311,8 +330,8 @@ Status ConvKernel::Compute(KernelContext& ctx) {
   const int64_t pad_h = one_d ? 0 : geo.pad_begin[0], pad_w = geo.pad_begin[ax];
 
   // Output rows [oh0, oh1) of one (image, group) through phase planes.
-  auto run_slice = [&](const float* xg, float* yg, const F32GemmA& A, const float* bias,
-                       int64_t oh0, int64_t oh1, int gemm_threads) {
+  auto run_slice = [&](const float* xg, float* yg, int64_t m0, const F32GemmA& A,
+                       const float* bias, int64_t oh0, int64_t oh1, int gemm_threads) {
     ConvScratch& sc = ThreadConvScratch();
     kernels::F32ConvPhasePlanes pl = geo2;
     pl.Hq = (oh1 - oh0) + extra_rows;
@@ -336,9 +355,18 @@ Status ConvKernel::Compute(KernelContext& ctx) {
     const kernels::F32GemmKernel& kr = KernelForColumns(gemm, cols);
     F32GemmEpilogue ep;
     ep.bias_m = bias;
+    ep.clamp = clamp;
+    ep.min = epi_.p0;
+    ep.max = epi_.p1;
+    const size_t band = static_cast<size_t>((oh1 - oh0) * ow);
+    auto finish = [&] {
+      if (post)
+        for (int64_t m = 0; m < Mg; ++m) epi_.ApplyRow(yg + m * out_sz + oh0 * ow, band, m0 + m);
+    };
     if (pl.Wq == ow) {  // no junk columns: write Y directly
       F32Gemm(kr, static_cast<size_t>(Mg), cols, static_cast<size_t>(K), A, B, yg + oh0 * ow,
               static_cast<size_t>(out_sz), ep, gemm_threads);
+      finish();
       return;
     }
     sc.wide.Resize(static_cast<size_t>(Mg) * cols);
@@ -348,6 +376,7 @@ Status ConvKernel::Compute(KernelContext& ctx) {
       for (int64_t r = 0; r < oh1 - oh0; ++r)
         std::memcpy(yg + m * out_sz + (oh0 + r) * ow, sc.wide.data() + m * cols + r * pl.Wq,
                     static_cast<size_t>(ow) * sizeof(float));
+    finish();
   };
 
   for (int64_t n = 0; n < N; ++n) {
@@ -366,27 +395,46 @@ Status ConvKernel::Compute(KernelContext& ctx) {
         if (threads > 1 && slices > 1) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic)
           for (int64_t sl = 0; sl < slices; ++sl)
-            run_slice(xg, yg, A, bias, sl * slice_rows, std::min(oh, (sl + 1) * slice_rows), 1);
+            run_slice(xg, yg, g * Mg, A, bias, sl * slice_rows,
+                      std::min(oh, (sl + 1) * slice_rows), 1);
         } else {
           for (int64_t sl = 0; sl < slices; ++sl)
-            run_slice(xg, yg, A, bias, sl * slice_rows, std::min(oh, (sl + 1) * slice_rows),
-                      threads);
+            run_slice(xg, yg, g * Mg, A, bias, sl * slice_rows,
+                      std::min(oh, (sl + 1) * slice_rows), threads);
         }
         continue;
       }
-      F32GemmB B;
-      if (mode == ConvMode::kPointwise) {
-        B = {F32GemmB::Kind::kKn, xg, static_cast<size_t>(in_sz)};
-      } else {
-        nd.x = xg;
-        B = {F32GemmB::Kind::kCallback, nullptr, 0, nullptr, kernels::PackF32ConvChwNdToPanelsNr,
-             &nd};
-      }
       F32GemmEpilogue ep;
       ep.bias_m = bias;
-      F32Gemm(KernelForColumns(gemm, static_cast<size_t>(out_sz)), static_cast<size_t>(Mg),
-              static_cast<size_t>(out_sz), static_cast<size_t>(K), A, B, yg,
-              static_cast<size_t>(out_sz), ep, threads);
+      ep.clamp = clamp;
+      ep.min = epi_.p0;
+      ep.max = epi_.p1;
+      const kernels::F32GemmKernel& kr = KernelForColumns(gemm, static_cast<size_t>(out_sz));
+      auto finish = [&](int64_t n0, int64_t n1) {
+        if (post)
+          for (int64_t m = 0; m < Mg; ++m)
+            epi_.ApplyRow(yg + m * out_sz + n0, static_cast<size_t>(n1 - n0), g * Mg + m);
+      };
+      if (mode == ConvMode::kPointwise) {
+        // With a post-GEMM activation, bands of the GEMM's own N block (1024 columns): the
+        // activation then reads values the GEMM has just written. One band when threaded
+        // (the GEMM splits its tiles over the threads).
+        const int64_t band = post && threads == 1 ? 1024 : out_sz;
+        for (int64_t n0 = 0; n0 < out_sz; n0 += band) {
+          const int64_t n1 = std::min(out_sz, n0 + band);
+          const F32GemmB B{F32GemmB::Kind::kKn, xg + n0, static_cast<size_t>(in_sz)};
+          F32Gemm(kr, static_cast<size_t>(Mg), static_cast<size_t>(n1 - n0),
+                  static_cast<size_t>(K), A, B, yg + n0, static_cast<size_t>(out_sz), ep, threads);
+          finish(n0, n1);
+        }
+        continue;
+      }
+      nd.x = xg;
+      const F32GemmB B{F32GemmB::Kind::kCallback, nullptr, 0, nullptr,
+                       kernels::PackF32ConvChwNdToPanelsNr, &nd};
+      F32Gemm(kr, static_cast<size_t>(Mg), static_cast<size_t>(out_sz), static_cast<size_t>(K),
+              A, B, yg, static_cast<size_t>(out_sz), ep, threads);
+      finish(0, out_sz);
     }
   }
   if (dt != DType::kFloat32) StoreF32As(yf, Y);
@@ -394,7 +442,14 @@ Status ConvKernel::Compute(KernelContext& ctx) {
 }
 
 Expected<std::unique_ptr<OpKernel>> MakeConv(const KernelInit& init) {
-  return std::unique_ptr<OpKernel>(new ConvKernel(init));
+  const Node& node = init.node;
+  const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
+  // Channel count unknown (W computed at run time): Compute checks the scale/shift sizes.
+  VT_ASSIGN_OR_RETURN(ConvEpilogue epi,
+                      ParseConvEpilogue(node, w != nullptr && w->rank() >= 1 ? w->dim(0) : -1));
+  auto k = std::make_unique<ConvKernel>(init);
+  k->set_epilogue(std::move(epi));
+  return std::unique_ptr<OpKernel>(std::move(k));
 }
 
 VT_REGISTER_OP("", "Conv", 1, kMaxOpset, KernelFactory(MakeConv));

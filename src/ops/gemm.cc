@@ -51,7 +51,7 @@ class GemmKernel final : public OpKernel {
     const size_t r = static_cast<size_t>(b->dim(0)), c = static_cast<size_t>(b->dim(1));
     const WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
     auto pw = init.weights().Prepare(node, node.inputs[1], *b, use);
-    if (pw.ok() && pw->has_value()) {
+    if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32GemmBPanels) {
       const PreparedWeight& p = **pw;
       const size_t K = trans_b_ ? c : r, N = trans_b_ ? r : c;
       b_panels_ = kernels::BorrowF32Panels(static_cast<size_t>(p.form.panel), K, N,

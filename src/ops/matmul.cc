@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "kernels/gemm/f32_gemm.h"
+#include "kernels/q4/q4_gemm.h"
 #include "ops/constant_operand.h"
 #include "ops/f32_compute.h"
 #include "ops/op_util.h"
@@ -101,7 +102,15 @@ class MatMulKernel final : public OpKernel {
     if (b->rank() == 2) {
       // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
       auto pw = init.weights().Prepare(node, node.inputs[1], *b, {WeightUse::kMatMulB});
-      if (pw.ok() && pw->has_value()) {
+      if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kQ4_0GemmB) {
+        // Compact profile: int4 blocks read by the q4_0 decode GEMM.
+        q4_kernel_ = kernels::FindQ4_0GemmKernel((*pw)->form.kernel);
+        if (q4_kernel_ != nullptr) {
+          q4_ = (*pw)->bytes;
+          return;
+        }
+      }
+      if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32GemmBPanels) {
         const PreparedWeight& p = **pw;
         b_panels_.push_back(kernels::BorrowF32Panels(
             static_cast<size_t>(p.form.panel), K, N,
@@ -149,6 +158,15 @@ class MatMulKernel final : public OpKernel {
     }
 
     const Tensor a = AsF32(A);
+    if (q4_kernel_ != nullptr && IsSameConstant(B, b_const_) && B.rank() == 2) {
+      Tensor yq = dt == DType::kFloat32 ? Y : Tensor::Empty(DType::kFloat32, s.out);
+      const size_t rows = static_cast<size_t>(NumElements(s.batch) * s.M);
+      kernels::Q4_0Gemm(*q4_kernel_, rows, static_cast<size_t>(s.N), static_cast<size_t>(s.K),
+                        a.data<float>(), static_cast<size_t>(s.K), q4_.data, nullptr,
+                        yq.mutable_data<float>(), static_cast<size_t>(s.N), ctx.threads());
+      if (dt != DType::kFloat32) StoreF32As(yq, Y);
+      return Status::Ok();
+    }
     const bool prepacked = !b_panels_.empty() && IsSameConstant(B, b_const_);
     const Tensor b = prepacked ? Tensor() : AsF32(B);
     Tensor yf = dt == DType::kFloat32 ? Y : Tensor::Empty(DType::kFloat32, s.out);
@@ -183,6 +201,8 @@ class MatMulKernel final : public OpKernel {
 
  private:
   std::optional<IsaLevel> isa_;      // ISA of a resolver form (2-D B); else host dispatch
+  const kernels::Q4GemmKernel* q4_kernel_ = nullptr;  // compact profile: int4 weights
+  PackedWeight q4_;
   Tensor b_const_;
   std::vector<F32Panels> b_panels_;  // one per batch matrix of the constant B
 };

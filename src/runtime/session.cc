@@ -52,7 +52,10 @@ Expected<std::unique_ptr<Session>> Session::Create(
     FoldStats stats;
     VT_RETURN_IF_ERROR(FoldConstants(*s->model_.graph, s->model_, FoldOptions{}, &stats));
   }
-  if (opts.fuse) FuseHardSwish(*s->model_.graph);
+  if (opts.fuse) {
+    FuseHardSwish(*s->model_.graph);
+    FuseConv(*s->model_.graph);
+  }
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);

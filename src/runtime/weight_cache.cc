@@ -74,14 +74,6 @@ Status MakeDirs(const std::string& dir) {
   return Status::Ok();
 }
 
-// Releases the resident pages of a file-backed range (they fault back in if touched).
-void ReleasePages(const uint8_t* p, size_t n) {
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  uintptr_t b = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-  uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
-  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
-}
-
 }  // namespace
 
 const char* VerifyPolicyName(VerifyPolicy p) {
@@ -437,7 +429,7 @@ void WeightCache::Finish() {
     if (r.verified || r.memo) verified.push_back(e.index);
     // The kernel reads the payload; the source's file-backed pages are not needed any more.
     if (e.source && e.source->storage() && e.source->storage()->mapped_file())
-      ReleasePages(static_cast<const uint8_t*>(e.source->raw_data()), e.source->nbytes());
+      ReleaseMappedPages(e.source->raw_data(), e.source->nbytes());
   }
   if (opts_.verify == VerifyPolicy::kMemo && memo_dirty_ && !memo_key_.empty()) {
     std::string text;

@@ -6,6 +6,8 @@
 
 #include "kernels/gemm/f32_gemm_pack.h"
 #include "kernels/gemm/f32_gemm_table.h"
+#include "kernels/q4/q4_gemm_table.h"
+#include "kernels/q4/q4_pack.h"
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/runtime/weight_provider.h"
 
@@ -17,6 +19,17 @@ constexpr const char kF32GemmBType[] = "vt.f32_gemm_b_panels";
 constexpr const char kF32ConvAType[] = "vt.f32_conv_a_panels";
 constexpr int64_t kF32GemmBVersion = 1;
 constexpr int64_t kF32ConvAVersion = 1;
+constexpr const char kQ4_0GemmBType[] = "vt.q4_0_gemm_b";
+constexpr int64_t kQ4_0GemmBVersion = 1;
+
+// The q4_0 table row a device of level `isa` uses (its panel height decides the layout).
+const kernels::Q4GemmKernel* Q4Row(IsaLevel isa) {
+  const char* want = isa == IsaLevel::kAvx512 ? "avx512" : isa == IsaLevel::kAvx2 ? "avx2" : "portable";
+  for (const auto& k : kernels::Q4_0GemmKernels())
+    if (std::strcmp(k.isa, want) == 0) return &k;
+  const auto rows = kernels::Q4_0GemmKernels();
+  return rows.empty() ? nullptr : &rows.back();
+}
 
 const char* TableIsa(IsaLevel isa) {
   switch (isa) {
@@ -83,6 +96,48 @@ Expected<Layout> ConvFilterPanels(const Shape& w, int64_t group, int64_t mr, boo
 }
 
 std::string Dims(const Shape& s) { return ShapeToString(s); }
+
+// Compact profile: q4_0 blocks of 32 along K with error-minimising scales, kernel-feed order.
+void Q4Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, WeightProfile profile,
+                 std::vector<WeightFormCandidate>* out) {
+  WeightFormCandidate c;
+  const kernels::Q4GemmKernel* row = Q4Row(isa);
+  c.description = std::string("q4_0 blocks of 32 (min-error scales), kernel-feed order for ") +
+                  (row ? row->name : "?");
+  if (profile != WeightProfile::kCompact) {
+    c.rejected = "profile exact allows lossless forms only (--profile compact enables it)";
+  } else if (use.use != WeightUse::kMatMulB) {
+    c.rejected = "int4 weights are read by the MatMul kernel only (Gemm and Conv keep f32)";
+  } else if (shape.size() != 2) {
+    c.rejected = "weight " + Dims(shape) + " is not a matrix";
+  } else if (row == nullptr) {
+    c.rejected = std::string("no q4_0 kernel for ") + IsaArchitecture(isa);
+  }
+  if (!c.rejected.empty()) {
+    out->push_back(std::move(c));
+    return;
+  }
+  const int64_t k = shape[0], n = shape[1], rows = static_cast<int64_t>(row->rows);
+  auto nk = BlockQuantizedWeight(n, k, Encoding::kQ4_0, BlockOrder::kInputBlockMajor, rows);
+  Expected<Layout> l = nk.ok() ? nk->Transpose({1, 0}) : std::move(nk);
+  if (!l.ok()) {
+    c.rejected = "layout not expressible: " + l.status().message();
+    out->push_back(std::move(c));
+    return;
+  }
+  WeightForm f;
+  f.kind = WeightFormKind::kQ4_0GemmB;
+  f.type_name = kQ4_0GemmBType;
+  f.format_version = kQ4_0GemmBVersion;
+  f.layout = std::move(*l);
+  f.isa = isa;
+  f.lossless = false;
+  f.panel = rows;
+  f.kernel = row->name;
+  c.description += " (rows=" + std::to_string(rows) + ")";
+  c.form = std::move(f);
+  out->push_back(std::move(c));
+}
 
 void GemmCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
                     std::vector<WeightFormCandidate>* out) {
@@ -251,7 +306,6 @@ std::vector<WeightFormCandidate> WeightFormCandidates(DType dtype, const Shape& 
                                                       const WeightUseInfo& use, IsaLevel isa,
                                                       WeightProfile profile) {
   std::vector<WeightFormCandidate> out;
-  (void)profile;
   if (dtype != DType::kFloat32) {
     WeightFormCandidate c;
     c.description = "packed forms";
@@ -268,6 +322,7 @@ std::vector<WeightFormCandidate> WeightFormCandidates(DType dtype, const Shape& 
       out.push_back(std::move(c));
       return out;
     }
+  Q4Candidate(shape, use, isa, profile, &out);
   if (use.use == WeightUse::kConvFilter) ConvCandidates(shape, use, isa, &out);
   else GemmCandidates(shape, use, isa, &out);
   return out;
@@ -284,6 +339,7 @@ std::optional<WeightForm> ResolveWeightForm(DType dtype, const Shape& shape,
 std::optional<int64_t> KnownWeightFormVersion(std::string_view type_name) {
   if (type_name == kF32GemmBType) return kF32GemmBVersion;
   if (type_name == kF32ConvAType) return kF32ConvAVersion;
+  if (type_name == kQ4_0GemmBType) return kQ4_0GemmBVersion;
   return std::nullopt;
 }
 
@@ -344,8 +400,16 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
       }
       break;
     }
-    case WeightFormKind::kQ4_0GemmB:
-      return Unimplemented("form " + form.type_name + " has no packer yet");
+    case WeightFormKind::kQ4_0GemmB: {
+      const size_t K = static_cast<size_t>(s[0]), N = static_cast<size_t>(s[1]);
+      if (kernels::Q4_0PackedBytes(N, K, panel) != out.size)
+        return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
+                        std::to_string(out.size) + " bytes, q4_0 panels need " +
+                        std::to_string(kernels::Q4_0PackedBytes(N, K, panel)));
+      kernels::PackF32KnToQ4_0Panels(K, N, src, N, panel, kernels::Q4ScaleSearch::kMinError,
+                                     const_cast<uint8_t*>(out.data));
+      break;
+    }
   }
   return out;
 }

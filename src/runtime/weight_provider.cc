@@ -1,5 +1,6 @@
 #include "vtensor/runtime/weight_provider.h"
 
+#include "vtensor/base/file.h"
 #include "vtensor/runtime/kernel.h"
 
 namespace vt {
@@ -33,6 +34,8 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
       if (!packed.ok())
         return packed.take_status().WithContext(node.Describe() + ": weight '" + name + "'");
       p.bytes = std::move(*packed);
+      // The kernel reads the packed copy; file-backed source pages need not stay resident.
+      if (w.storage() && w.storage()->mapped_file()) ReleaseMappedPages(w.raw_data(), w.nbytes());
     }
     if (observer_) observer_(name, w, p);
     d.outcome = p.hit ? "HIT (compiled entry used in place)" : "packed at load from the initializer";

@@ -21,6 +21,8 @@ namespace vt {
 namespace {
 
 constexpr uint64_t kPayloadAlign = 4096;
+// metadata_props key naming the profile an entry was compiled under ("exact" / "compact").
+constexpr const char kProfileKey[] = "vt.profile";
 
 // Streams payloads into a temp file beside the final one; Commit renames it into place.
 class PayloadWriter {
@@ -104,12 +106,30 @@ void ExternalLocations(const onnx::GraphProto& g, std::set<std::string>* out) {
     }
 }
 
+// Names of the tensors a compiled entry may cache (DESIGN §4: the source resolves to an
+// initializer): initializers and Constant-node values of every graph. Values the runtime
+// computes by constant folding are packed at load, not cached.
+void SourceNames(const onnx::GraphProto& g, std::set<std::string>* out) {
+  for (const auto& t : g.initializer()) out->insert(t.name());
+  for (const auto& n : g.node()) {
+    if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+        n.output_size() == 1)
+      for (const auto& a : n.attribute())
+        if (a.name() == "value" && a.has_t()) out->insert(n.output(0));
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) SourceNames(a.g(), out);
+      for (const auto& sg : a.graphs()) SourceNames(sg, out);
+    }
+  }
+}
+
 // Makes MODEL's external data files resolvable from OUT's directory.
 Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
   const std::string src_dir = DirName(m.path), dst_dir = DirName(out_path);
   if (SameFile(src_dir, dst_dir)) return Status::Ok();
   std::set<std::string> locs;
   ExternalLocations(m.model->graph(), &locs);
+
   for (const auto& loc : locs) {
     const std::string from = JoinPath(src_dir, loc), to = JoinPath(dst_dir, loc);
     if (SameFile(from, to)) continue;
@@ -137,11 +157,22 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   VT_ASSIGN_OR_RETURN(CompiledModel cm, ReadCompiledModel(model_path));
   CompileModelSummary sum;
 
+  std::set<std::string> sources;
+  SourceNames(cm.model->graph(), &sources);
+
   std::vector<IsaLevel> devices;
   for (IsaLevel d : opts.devices)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
 
-  // Keep entries of architectures not being compiled; re-index their devices and types.
+  std::unique_ptr<PayloadWriter> writer;
+  const std::string payload_name = BaseName(out_path) + ".vtpack";
+  if (opts.external_payload) {
+    VT_ASSIGN_OR_RETURN(writer, PayloadWriter::Open(JoinPath(DirName(out_path), payload_name)));
+    sum.payload_file = JoinPath(DirName(out_path), payload_name);
+  }
+
+  // Keep entries of other architectures or profiles; re-index their devices and types. Their
+  // external payloads are copied into the new payload file (OUT may overwrite the old one).
   std::set<std::string> archs;
   for (IsaLevel d : devices) archs.insert(IsaArchitecture(d));
   vtensor::ModelExtension ext;
@@ -151,7 +182,12 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     for (const auto& ct : old.compiled_tensors()) {
       if (ct.device() < 0 || ct.device() >= old.devices_size()) continue;
       const auto& dev = old.devices(ct.device());
-      if (archs.count(dev.architecture()) && dev.runtime() == kRuntimeName) continue;
+      std::string profile = "exact";
+      for (const auto& kv : ct.metadata_props())
+        if (kv.key() == kProfileKey) profile = kv.value();
+      if (archs.count(dev.architecture()) && dev.runtime() == kRuntimeName &&
+          profile == WeightProfileName(opts.profile))
+        continue;  // replaced by this compile
       auto [it, fresh] = dev_map.emplace(ct.device(), ext.devices_size());
       if (fresh) *ext.add_devices() = dev;
       vtensor::CompiledTensorProto copy = ct;
@@ -163,17 +199,28 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
         if (tfresh) *ext.add_struct_types() = old.struct_types(ti);
         copy.mutable_value()->set_type_index(tt->second);
       }
+      if (ct.value().has_external()) {
+        const auto& x = ct.value().external();
+        const std::string from = JoinPath(DirName(model_path), x.location());
+        auto mf = MappedFile::Open(from);
+        if (!mf.ok() || x.offset() < 0 || x.length() < 0 ||
+            static_cast<uint64_t>(x.offset() + x.length()) > (*mf)->size())
+          continue;  // a damaged entry is not carried over
+        const uint8_t* bytes = (*mf)->data() + x.offset();
+        if (writer) {
+          VT_ASSIGN_OR_RETURN(uint64_t off, writer->Append(bytes, static_cast<size_t>(x.length())));
+          auto* nx = copy.mutable_value()->mutable_external();
+          nx->set_location(payload_name);
+          nx->set_offset(static_cast<int64_t>(off));
+        } else {
+          copy.mutable_value()->set_raw_data(bytes, static_cast<size_t>(x.length()));
+        }
+      }
       *ext.add_compiled_tensors() = std::move(copy);
       ++sum.kept_entries;
     }
   }
 
-  std::unique_ptr<PayloadWriter> writer;
-  const std::string payload_name = BaseName(out_path) + ".vtpack";
-  if (opts.external_payload) {
-    VT_ASSIGN_OR_RETURN(writer, PayloadWriter::Open(JoinPath(DirName(out_path), payload_name)));
-    sum.payload_file = JoinPath(DirName(out_path), payload_name);
-  }
 
   // Count the weights first (one prepare on the first device) for the progress bar.
   for (size_t di = 0; di < devices.size(); ++di) {
@@ -183,8 +230,18 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     dev.set_architecture(IsaArchitecture(isa));
     dev.set_runtime(kRuntimeName);
     dev.set_runtime_version(kPackedAbiVersion);
-    const int dev_index = ext.devices_size();
-    *ext.add_devices() = dev;
+    int dev_index = -1;
+    for (int i = 0; i < ext.devices_size(); ++i)
+      if (ext.devices(i).SerializeAsString() == dev.SerializeAsString()) dev_index = i;
+    if (dev_index < 0) {
+      dev_index = ext.devices_size();
+      *ext.add_devices() = dev;
+    }
+    // Entries kept from MODEL (another profile) that already hold a form: not written twice.
+    std::set<std::pair<std::string, int>> present;
+    for (const auto& ct : ext.compiled_tensors())
+      if (ct.device() == dev_index && ct.value().has_type_index())
+        present.emplace(ct.source_name(), static_cast<int>(ct.value().type_index()));
 
     ImportOptions io;
     io.infer_shapes = false;
@@ -198,7 +255,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     std::set<std::tuple<std::string, std::string, uint64_t>> seen;
     size_t done = 0;
     so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
-      if (!failure.ok()) return;
+      if (!failure.ok() || !sources.count(name)) return;
       if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
       auto digest = TensorDigest(src, opts.digest);
       if (!digest.ok()) {
@@ -213,6 +270,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
         *ext.add_struct_types() = std::move(type);
         ti = ext.struct_types_size() - 1;
       }
+      if (present.count({name, ti})) return;  // same form already stored by another profile
       auto* e = ext.add_compiled_tensors();
       e->set_source_name(name);
       e->set_device(dev_index);
@@ -225,7 +283,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
       kv->set_key("vt.kernel");
       kv->set_value(w.form.kernel);
       kv = e->add_metadata_props();
-      kv->set_key("vt.profile");
+      kv->set_key(kProfileKey);
       kv->set_value(WeightProfileName(opts.profile));
       auto* v = e->mutable_value();
       v->set_type_index(ti);

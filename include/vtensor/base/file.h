@@ -31,6 +31,11 @@ class MappedFile {
   size_t size_ = 0;
 };
 
+// Drops the resident pages of the whole pages inside [data, data + n) of a read-only file
+// mapping from this process (madvise MADV_DONTNEED): they are re-read from the page cache if
+// touched again. For weights that were packed or replaced by a compiled payload.
+void ReleaseMappedPages(const void* data, size_t n);
+
 // Reads a whole file into a string. Errors: NotFound, IoError.
 Expected<std::string> ReadFileToString(const std::string& path);
 

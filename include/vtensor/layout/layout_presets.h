@@ -20,7 +20,8 @@ Expected<Layout> GemmColumnPanels(int64_t k, int64_t n, int64_t panel,
 //  kRowMajor:        blocks (n, kb) in row-major order: the stored form.
 //  kInputBlockMajor: kernel-feed order: for each panel of `rows` output rows, for each input
 //                    block kb, the `rows` blocks (n, kb) back to back. rows <= 0 means all N
-//                    rows in one panel. N is padded up to a multiple of `rows`.
+//                    rows in one panel. N is padded up to a multiple of `rows` (also when
+//                    rows > N: the panel keeps its full height).
 // `encoding` must be a block encoding (q8_0, q4_0, q4zp32, q4_k) or i4/u4/i8/u8 with a block
 // size of 1 or 2 (then "blocks" are single elements / nibble pairs).
 Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, BlockOrder order,

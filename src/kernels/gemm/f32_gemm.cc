@@ -12,9 +12,11 @@ namespace {
 
 // Cache blocking. KC: a kc x NR B micro-panel (32 KiB at NR = 32) stays in L1 while the MR
 // rows of A stream past it. NC x KC B block and MC x KC A block live in L2.
-constexpr size_t kKc = 256;
-constexpr size_t kNc = 1024;
-constexpr size_t kMc = 384;
+#include <cstdlib>
+static size_t EnvOr(const char* n, size_t d){const char* e=std::getenv(n); return e? std::strtoul(e,nullptr,10):d;}
+static const size_t kKc = EnvOr("VT_KC",256);
+static const size_t kNc = EnvOr("VT_NC",1024);
+static const size_t kMc = EnvOr("VT_MC",384);
 
 struct Scratch {
   AlignedFloats a;
@@ -25,11 +27,24 @@ Scratch& ThreadScratch() {
   return s;
 }
 
-// Runs the tiles of C rows [m_begin, m_end) x columns [n_begin, n_end). `a_panels` are the
-// full-K MR panels of A; m_begin is a multiple of MR and n_begin of NR.
+// Packs rows [m0, m0+mc) x reduction steps [k0, k0+kc) of a kMk / kKm operand into MR panels
+// of kc*mr floats each.
+void PackABlock(const F32GemmA& a, size_t mr, size_t m0, size_t mc, size_t k0, size_t kc,
+                float* dst) {
+  if (a.kind == F32GemmA::Kind::kMk) {
+    PackF32Panels(mr, kc, mc, a.data + m0 * a.ld + k0, 1, a.ld, dst, kc * mr);
+  } else {
+    PackF32Panels(mr, kc, mc, a.data + k0 * a.ld + m0, a.ld, 1, dst, kc * mr);
+  }
+}
+
+// Runs the tiles of C rows [m_begin, m_end) x columns [n_begin, n_end); m_begin is a multiple
+// of MR and n_begin of NR. A is read from `a_panels` (the full-K MR panels of all M rows) when
+// not null, else each MC x KC block of `a` is packed right before its tiles run, so that the
+// packed block is still in L2 when they read it.
 void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t n_begin,
-              size_t n_end, size_t K, const float* a_panels, const F32GemmB& b, float* c,
-              size_t ldc, const F32GemmEpilogue& ep) {
+              size_t n_end, size_t K, const float* a_panels, const F32GemmA& a,
+              const F32GemmB& b, float* c, size_t ldc, const F32GemmEpilogue& ep) {
   const ScopedFlushDenormals ftz;
   const size_t mr = kernel.mr, nr = kernel.nr;
   // One M tile against prepacked panels (decode, M <= MR): nothing reuses a B block, so K is
@@ -48,6 +63,12 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
     Scratch& s = ThreadScratch();
     s.b.Resize(kc_max * std::min(nc_max, (n_end - n_begin + nr - 1) / nr * nr));
     b_scratch = s.b.data();
+  }
+  float* a_scratch = nullptr;
+  if (a_panels == nullptr) {
+    Scratch& s = ThreadScratch();
+    s.a.Resize(kc_max * std::min(mc_max, (m_end - m_begin + mr - 1) / mr * mr));
+    a_scratch = s.a.data();
   }
 
   for (size_t jc = n_begin; jc < n_end; jc += nc_max) {
@@ -100,6 +121,15 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.stream_b = stream_b;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
+        // MR panel of rows [m, m + mr) at reduction step pc.
+        const float* a_block = a_scratch;
+        size_t a_panel_stride = kc * mr;
+        if (a_panels != nullptr) {
+          a_block = a_panels + (ic / mr) * K * mr + pc * mr;
+          a_panel_stride = K * mr;
+        } else {
+          PackABlock(a, mr, ic, mc, pc, kc, a_scratch);
+        }
         for (size_t jr = 0; jr < nc; jr += nr) {
           const size_t ncj = std::min(nr, nc - jr);
           const float* bp = bptr + (jr / nr) * panel_stride;
@@ -107,7 +137,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
           for (size_t ir = 0; ir < mc; ir += mr) {
             const size_t m = ic + ir;
             tp.bias_m = (!tp.accumulate && ep.bias_m) ? ep.bias_m + m : nullptr;
-            kernel.ukernel(std::min(mr, m_end - m), ncj, kc, a_panels + (m / mr) * K * mr + pc * mr,
+            kernel.ukernel(std::min(mr, m_end - m), ncj, kc, a_block + (ir / mr) * a_panel_stride,
                            bp, b_stride, c + m * ldc + jc + jr, ldc, &tp);
           }
         }
@@ -123,11 +153,25 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
              const F32GemmB& b, float* c, size_t ldc, const F32GemmEpilogue& ep, int threads) {
   if (M == 0 || N == 0) return;
   const size_t mr = kernel.mr, nr = kernel.nr;
-  const float* a_panels = nullptr;
-  if (a.kind == F32GemmA::Kind::kPanels) {
-    assert(a.panels->width == mr && a.panels->extent >= M && a.panels->k == K);
-    a_panels = a.panels->base();
-  } else {
+  assert(a.kind != F32GemmA::Kind::kPanels ||
+         (a.panels->width == mr && a.panels->extent >= M && a.panels->k == K));
+  assert(b.kind != F32GemmB::Kind::kPanels ||
+         (b.panels->width == nr && b.panels->extent >= N && b.panels->k == K));
+  const float* a_panels = a.kind == F32GemmA::Kind::kPanels ? a.panels->base() : nullptr;
+
+  const size_t m_tiles = (M + mr - 1) / mr, n_tiles = (N + nr - 1) / nr;
+  int t = std::max(1, threads);
+  if (t > 1 && static_cast<double>(M) * N * std::max<size_t>(K, 1) < 64.0 * 64 * 64) t = 1;
+  if (t == 1 || m_tiles * n_tiles < 2) {
+    // A (when not prepacked) is packed block by block inside RunBlock.
+    RunBlock(kernel, 0, M, 0, N, K, a_panels, a, b, c, ldc, ep);
+    return;
+  }
+  // Split along N when there are enough column tiles (each thread then packs only its own
+  // B columns), else along M (each thread then packs only its own A rows).
+  const bool split_n = n_tiles >= static_cast<size_t>(t) * 2 || n_tiles >= m_tiles;
+  if (split_n && a_panels == nullptr) {
+    // Every thread reads all of A: pack it once, up front, for all of them.
     Scratch& s = ThreadScratch();
     s.a.Resize(std::max<size_t>(F32PanelsSize(mr, K, M), 1));
     if (a.kind == F32GemmA::Kind::kMk) {
@@ -137,19 +181,6 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
     }
     a_panels = s.a.data();
   }
-  assert(b.kind != F32GemmB::Kind::kPanels ||
-         (b.panels->width == nr && b.panels->extent >= N && b.panels->k == K));
-
-  const size_t m_tiles = (M + mr - 1) / mr, n_tiles = (N + nr - 1) / nr;
-  int t = std::max(1, threads);
-  if (t > 1 && static_cast<double>(M) * N * std::max<size_t>(K, 1) < 64.0 * 64 * 64) t = 1;
-  if (t == 1 || m_tiles * n_tiles < 2) {
-    RunBlock(kernel, 0, M, 0, N, K, a_panels, b, c, ldc, ep);
-    return;
-  }
-  // Split along N when there are enough column tiles (each thread then packs only its own
-  // B columns), else along M.
-  const bool split_n = n_tiles >= static_cast<size_t>(t) * 2 || n_tiles >= m_tiles;
   const size_t tiles = split_n ? n_tiles : m_tiles;
   t = static_cast<int>(std::min<size_t>(static_cast<size_t>(t), tiles));
 #pragma omp parallel for num_threads(t) schedule(static)
@@ -158,9 +189,9 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
     const size_t hi = tiles * static_cast<size_t>(i + 1) / static_cast<size_t>(t);
     if (lo == hi) continue;
     if (split_n) {
-      RunBlock(kernel, 0, M, lo * nr, std::min(N, hi * nr), K, a_panels, b, c, ldc, ep);
+      RunBlock(kernel, 0, M, lo * nr, std::min(N, hi * nr), K, a_panels, a, b, c, ldc, ep);
     } else {
-      RunBlock(kernel, lo * mr, std::min(M, hi * mr), 0, N, K, a_panels, b, c, ldc, ep);
+      RunBlock(kernel, lo * mr, std::min(M, hi * mr), 0, N, K, a_panels, a, b, c, ldc, ep);
     }
   }
 }

@@ -71,10 +71,13 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
   for (int v = 0; v < NV; ++v)
     bn[v] = (!p.accumulate && p.bias_n) ? _mm512_maskz_loadu_ps(mask[v], p.bias_n + 16 * v)
                                         : _mm512_setzero_ps();
+  // Every value is finished in registers before the first store: C rows are often a multiple
+  // of 4 KiB apart, and a load issued after a store whose address has the same low 12 bits
+  // waits for it (4K aliasing), which would serialise a load-add-store epilogue row by row.
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
     if (static_cast<size_t>(i) >= mr) break;
-    float* ci = c + static_cast<size_t>(i) * c_stride;
+    const float* ci = c + static_cast<size_t>(i) * c_stride;
     const __m512 bm = (!p.accumulate && p.bias_m) ? _mm512_set1_ps(p.bias_m[i])
                                                   : _mm512_setzero_ps();
 #pragma GCC unroll 4
@@ -86,8 +89,15 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
         t = _mm512_add_ps(t, _mm512_add_ps(bm, bn[v]));
       }
       if (p.clamp) t = _mm512_min_ps(_mm512_max_ps(t, lo), hi);
-      _mm512_mask_storeu_ps(ci + 16 * v, mask[v], t);
+      acc[i][v] = t;
     }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    if (static_cast<size_t>(i) >= mr) break;
+    float* ci = c + static_cast<size_t>(i) * c_stride;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(ci + 16 * v, mask[v], acc[i][v]);
   }
 }
 

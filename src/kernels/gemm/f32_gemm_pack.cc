@@ -4,6 +4,10 @@
 #include <cstring>
 #include <new>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 namespace vt::kernels {
 
 void AlignedFloats::Resize(size_t n) {
@@ -21,6 +25,49 @@ void AlignedFloats::Resize(size_t n) {
   capacity_ = cap;
 }
 
+namespace {
+
+#if defined(__SSE2__)
+// Transposing pack of source lines that are contiguous along k (sk == 1, e.g. A [M, K] rows):
+// lines j, j+1, j+2, j+3 are read 4 k at a time and transposed in registers, so that every
+// store writes 4 adjacent floats of a panel row. k runs in blocks that keep the touched
+// panel rows in L1 across the line groups. Packs the first jn / 4 * 4 lines, returns that
+// count (the caller packs the rest).
+size_t PackLinesBy4(size_t w, size_t kc, size_t jn, const float* s, size_t sj, float* d) {
+  constexpr size_t kBlock = 128;
+  const size_t j4 = jn / 4 * 4;
+  for (size_t k0 = 0; k0 < kc; k0 += kBlock) {
+    const size_t k1 = std::min(kc, k0 + kBlock);
+    for (size_t j = 0; j < j4; j += 4) {
+      const float* s0 = s + j * sj;
+      const float* s1 = s0 + sj;
+      const float* s2 = s1 + sj;
+      const float* s3 = s2 + sj;
+      float* dj = d + j;
+      size_t k = k0;
+      for (; k + 4 <= k1; k += 4) {
+        __m128 r0 = _mm_loadu_ps(s0 + k), r1 = _mm_loadu_ps(s1 + k);
+        __m128 r2 = _mm_loadu_ps(s2 + k), r3 = _mm_loadu_ps(s3 + k);
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        _mm_storeu_ps(dj + k * w, r0);
+        _mm_storeu_ps(dj + (k + 1) * w, r1);
+        _mm_storeu_ps(dj + (k + 2) * w, r2);
+        _mm_storeu_ps(dj + (k + 3) * w, r3);
+      }
+      for (; k < k1; ++k) {
+        dj[k * w] = s0[k];
+        dj[k * w + 1] = s1[k];
+        dj[k * w + 2] = s2[k];
+        dj[k * w + 3] = s3[k];
+      }
+    }
+  }
+  return j4;
+}
+#endif
+
+}  // namespace
+
 void PackF32Panels(size_t w, size_t kc, size_t nj, const float* src, size_t sk, size_t sj,
                    float* dst, size_t panel_stride) {
   for (size_t j0 = 0; j0 < nj; j0 += w) {
@@ -34,8 +81,12 @@ void PackF32Panels(size_t w, size_t kc, size_t nj, const float* src, size_t sk, 
         if (jn < w) std::memset(d + k * w + jn, 0, (w - jn) * sizeof(float));
       }
     } else {
+      size_t j = 0;
+#if defined(__SSE2__)
+      if (sk == 1) j = PackLinesBy4(w, kc, jn, s, sj, d);
+#endif
       // Transposing gather: walk each source line (contiguous along k when sk == 1).
-      for (size_t j = 0; j < jn; ++j) {
+      for (; j < jn; ++j) {
         const float* sl = s + j * sj;
         for (size_t k = 0; k < kc; ++k) d[k * w + j] = sl[k * sk];
       }

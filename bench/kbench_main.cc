@@ -10,9 +10,9 @@
 //                                  weights (format_tag::any) were reordered once.
 //   int8/M=128/K=N=4096            u8 x s8 -> s32: Int8Gemm on VNNI panels vs oneDNN matmul
 //                                  (u8 src, s8 weights reordered once, s32 dst).
-//   int4/M=1/K=N=4096              Q4_0Gemm (f32 activations, q4_0 weights packed for the
-//                                  default q4_0 kernel); no oneDNN counterpart, judged against
-//                                  the read floor.
+//   int4/M=1/K=N=4096              Q4_0Gemm with the default q4_0 kernel (on AVX-512 VNNI
+//                                  the int8-activation row; q4_0 weights packed for it); no
+//                                  oneDNN counterpart, judged against the read floor.
 //   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
 // Decode rows rotate over enough weight copies to exceed the last-level cache
 // (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a

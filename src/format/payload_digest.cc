@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include "format/payload_digest_impl.h"
 #include "vtensor/base/blake3.h"
 #include "vtensor/format/tensor_digest.h"
 
@@ -9,7 +10,17 @@ namespace vt {
 
 namespace {
 
+bool HasAvx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
 std::string Xxh3Hex(const void* data, size_t n) {
+  if (HasAvx2()) {
+    unsigned char out[16];
+    internal::Xxh3_128Avx2(data, n, out);
+    return ToHex(out, sizeof(out));
+  }
   const XXH128_hash_t h = XXH3_128bits(data, n);
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, h);

@@ -411,9 +411,11 @@ Status ConvKernel::Compute(KernelContext& ctx) {
       ep.max = epi_.p1;
       const kernels::F32GemmKernel& kr = KernelForColumns(gemm, static_cast<size_t>(out_sz));
       auto finish = [&](int64_t n0, int64_t n1) {
-        if (post)
-          for (int64_t m = 0; m < Mg; ++m)
-            epi_.ApplyRow(yg + m * out_sz + n0, static_cast<size_t>(n1 - n0), g * Mg + m);
+        if (!post) return;
+        // Threaded GEMMs wrote the whole output: the rows are shared out the same way.
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+        for (int64_t m = 0; m < Mg; ++m)
+          epi_.ApplyRow(yg + m * out_sz + n0, static_cast<size_t>(n1 - n0), g * Mg + m);
       };
       if (mode == ConvMode::kPointwise) {
         // With a post-GEMM activation, bands of the GEMM's own N block (1024 columns): the

@@ -314,6 +314,7 @@ size_t FuseConv(Graph& g) {
       cur = next->outputs[0];
       folded = true;
     }
+    const std::string folded_out = cur;
     // 2. One activation.
     std::string act;
     std::vector<float> params;
@@ -359,9 +360,9 @@ size_t FuseConv(Graph& g) {
       Tensor nb = Tensor::FromF32(ToFloats(t), {m});
       maybe_unused.push_back(conv.inputs[1]);
       if (has_b) maybe_unused.push_back(conv.inputs[2]);
-      const std::string wn = FreshName(g, cur + ".vt_folded_w");
+      const std::string wn = FreshName(g, folded_out + ".vt_folded_w");
       AddInitializer(g, wn, std::move(nw));
-      const std::string bn = FreshName(g, cur + ".vt_folded_b");
+      const std::string bn = FreshName(g, folded_out + ".vt_folded_b");
       AddInitializer(g, bn, std::move(nb));
       conv.inputs.resize(3);
       conv.inputs[1] = wn;

@@ -125,7 +125,8 @@ Model WrapGraph(std::shared_ptr<Graph> g) {
 // Runs `build()` once unfused and once through FuseConv + Session (fusions on) and compares
 // every output; returns the fused graph for structural checks.
 std::shared_ptr<Graph> ExpectFusedMatches(const std::function<Model()>& build, const Tensor& x,
-                                          size_t want_fused, double tol = 2e-5) {
+                                          size_t want_fused, double tol = 2e-5,
+                                          int threads = 1) {
   SessionOptions unfused;
   unfused.fuse = false;
   auto ref = Session::Create(build(), unfused);
@@ -139,6 +140,7 @@ std::shared_ptr<Graph> ExpectFusedMatches(const std::function<Model()>& build, c
   auto fused_graph = m.graph;
   SessionOptions plain;
   plain.fuse = false;  // already fused above
+  plain.threads = threads;
   auto s = Session::Create(std::move(m), plain);
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   if (!s.ok() || !want.ok()) return fused_graph;
@@ -210,16 +212,21 @@ TEST(FusionTest, SharedIntermediateStopsTheChain) {
 
 // Depthwise 3x3 -> Mul(per-channel) -> Add(scalar) -> act -> Mul(scalar) -> Add(per-channel),
 // the PP-OCRv4 LearnableAffineBlock shape.
-Model DepthwiseAffineAct(const std::string& act, bool pointwise) {
+// kind: 0 depthwise 3x3 stride (2, 1), 1 pointwise, 2 dense 3x3 (phase-plane GEMM modes).
+Model DepthwiseAffineAct(const std::string& act, int kind) {
+  const bool pointwise = kind == 1;
   const int64_t c = 6;
   auto g = std::make_shared<Graph>();
   g->inputs.push_back({"x", TensorSpec(TypeInfo::Tensor(DType::kFloat32, std::nullopt))});
-  g->initializers["w"] = pointwise ? RandomF32({c, c, 1, 1}, 11) : RandomF32({c, 1, 3, 3}, 11);
+  g->initializers["w"] = pointwise   ? RandomF32({c, c, 1, 1}, 11)
+                         : kind == 2 ? RandomF32({c, c, 3, 3}, 11)
+                                     : RandomF32({c, 1, 3, 3}, 11);
   g->initializers["s1"] = RandomF32({c, 1, 1}, 12);
   g->initializers["t1"] = Tensor::FromF32({0.25f}, {1});
   g->initializers["s2"] = Tensor::FromF32({1.5f}, {1});
   g->initializers["t2"] = RandomF32({1, c, 1, 1}, 13);
   if (pointwise) g->nodes.push_back(ConvOp({"x", "w"}, "c", {0, 0, 0, 0}, {1, 1}));
+  else if (kind == 2) g->nodes.push_back(ConvOp({"x", "w"}, "c", {1, 1, 1, 1}, {1, 1}));
   else g->nodes.push_back(ConvOp({"x", "w"}, "c", {1, 1, 1, 1}, {2, 1}, c));
   g->nodes.push_back(Op("Mul", {"s1", "c"}, "m1", 14));
   g->nodes.push_back(Op("Add", {"m1", "t1"}, "a1", 14));
@@ -237,12 +244,14 @@ Model DepthwiseAffineAct(const std::string& act, bool pointwise) {
 }
 
 TEST(FusionTest, AffineActivationAffineChainsMatchUnfused) {
-  for (bool pointwise : {false, true})
+  for (int threads : {1, 2})
+  for (int kind : {0, 1, 2})
     for (const char* act : {"HardSwish", "HardSigmoid", "Sigmoid", "LeakyRelu", "Relu"}) {
-      SCOPED_TRACE(std::string(act) + (pointwise ? " pointwise" : " depthwise"));
+      SCOPED_TRACE(std::string(act) + " kind " + std::to_string(kind) + " threads " +
+                   std::to_string(threads));
       // 40 x 33 = 1320 output columns: more than one 1024-column band for pointwise.
-      auto g = ExpectFusedMatches([&] { return DepthwiseAffineAct(act, pointwise); },
-                                  RandomF32({2, 6, 40, 33}, 14, -4.0f, 4.0f), 1);
+      auto g = ExpectFusedMatches([&] { return DepthwiseAffineAct(act, kind); },
+                                  RandomF32({2, 6, 40, 33}, 14, -4.0f, 4.0f), 1, 2e-5, threads);
       ASSERT_NE(g, nullptr);
       ASSERT_EQ(g->nodes.size(), 1u);
       const Node& conv = g->nodes[0];

@@ -23,10 +23,17 @@ constexpr const char kQ4_0GemmBType[] = "vt.q4_0_gemm_b";
 constexpr int64_t kQ4_0GemmBVersion = 1;
 
 // The q4_0 table row a device of level `isa` uses (its panel height decides the layout).
+// On AVX-512 the int8-activation VNNI row (same panel height) is preferred when this CPU has
+// it: the packed bytes are the same, only the kernel reading them differs.
 const kernels::Q4GemmKernel* Q4Row(IsaLevel isa) {
   const char* want = isa == IsaLevel::kAvx512 ? "avx512" : isa == IsaLevel::kAvx2 ? "avx2" : "portable";
+  const kernels::Q4GemmKernel* plain = nullptr;
   for (const auto& k : kernels::Q4_0GemmKernels())
-    if (std::strcmp(k.isa, want) == 0) return &k;
+    if (plain == nullptr && std::strcmp(k.isa, want) == 0) plain = &k;
+  if (isa == IsaLevel::kAvx512 && plain != nullptr)
+    for (const auto& k : kernels::Q4_0GemmKernels())
+      if (std::strcmp(k.isa, "avx512vnni") == 0 && k.rows == plain->rows && k.supported()) return &k;
+  if (plain != nullptr) return plain;
   const auto rows = kernels::Q4_0GemmKernels();
   return rows.empty() ? nullptr : &rows.back();
 }

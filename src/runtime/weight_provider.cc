@@ -42,7 +42,7 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
     out = std::move(p);
     break;
   }
-  if (!out) d.outcome = "not packed (kernel reads the initializer)";
+  if (!out) d.outcome = "no cacheable form (the kernel reads or prepares the weight itself)";
   if (record_) {
     std::lock_guard<std::mutex> lock(mu_);
     decisions_.push_back(std::move(d));

@@ -29,9 +29,11 @@ int CompileCommand(const CompileArgs& a) {
   o.digest = *DigestAlgorithmFromName(a.algo);
   const bool tty = a.progress && ::isatty(STDERR_FILENO);
   if (tty)
-    o.progress = [](size_t done, size_t, uint64_t bytes) {
-      static const char* spin = "|/-\\";
-      fmt::print(stderr, "\r{} packed {} weights, {:.1f} MiB", spin[done % 4], done,
+    o.progress = [](size_t done, size_t total, uint64_t bytes) {
+      constexpr int kWidth = 30;
+      const int fill = total == 0 ? kWidth : static_cast<int>(done * kWidth / total);
+      fmt::print(stderr, "\r[{}{}] {}/{} weights, {:.1f} MiB", std::string(fill, '#'),
+                 std::string(kWidth - fill, ' '), done, total,
                  static_cast<double>(bytes) / (1 << 20));
       std::fflush(stderr);
     };

@@ -123,6 +123,21 @@ void SourceNames(const onnx::GraphProto& g, std::set<std::string>* out) {
   }
 }
 
+// Weights the packing kernels read (input 1 of MatMul, Gemm and Conv) among `sources`: the
+// progress bar's total (a weight no form applies to is skipped, so this is an upper bound).
+void CountPackedWeights(const onnx::GraphProto& g, const std::set<std::string>& sources,
+                        std::set<std::string>* out) {
+  for (const auto& n : g.node()) {
+    if ((n.op_type() == "MatMul" || n.op_type() == "Gemm" || n.op_type() == "Conv") &&
+        n.input_size() > 1 && sources.count(n.input(1)))
+      out->insert(n.input(1));
+    for (const auto& a : n.attribute()) {
+      if (a.has_g()) CountPackedWeights(a.g(), sources, out);
+      for (const auto& sg : a.graphs()) CountPackedWeights(sg, sources, out);
+    }
+  }
+}
+
 // Makes MODEL's external data files resolvable from OUT's directory.
 Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
   const std::string src_dir = DirName(m.path), dst_dir = DirName(out_path);
@@ -163,6 +178,10 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   std::vector<IsaLevel> devices;
   for (IsaLevel d : opts.devices)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+  std::set<std::string> packed_weights;
+  CountPackedWeights(cm.model->graph(), sources, &packed_weights);
+  const size_t total = packed_weights.size() * devices.size();
+  size_t done = 0;
 
   std::unique_ptr<PayloadWriter> writer;
   const std::string payload_name = BaseName(out_path) + ".vtpack";
@@ -222,7 +241,6 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   }
 
 
-  // Count the weights first (one prepare on the first device) for the progress bar.
   for (size_t di = 0; di < devices.size(); ++di) {
     const IsaLevel isa = devices[di];
     vtensor::DeviceProto dev;
@@ -253,7 +271,6 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     so.prepare_only = true;
     Status failure;
     std::set<std::tuple<std::string, std::string, uint64_t>> seen;
-    size_t done = 0;
     so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
       if (!failure.ok() || !sources.count(name)) return;
       if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
@@ -303,7 +320,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
       ++sum.entries;
       sum.payload_bytes += w.bytes.size;
       ++done;
-      if (opts.progress) opts.progress(done, 0, sum.payload_bytes);
+      if (opts.progress) opts.progress(std::min(done, total), total, sum.payload_bytes);
     };
     auto s = Session::Create(std::move(model), so, nullptr);
     if (!s.ok())

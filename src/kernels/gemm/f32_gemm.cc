@@ -12,11 +12,9 @@ namespace {
 
 // Cache blocking. KC: a kc x NR B micro-panel (32 KiB at NR = 32) stays in L1 while the MR
 // rows of A stream past it. NC x KC B block and MC x KC A block live in L2.
-#include <cstdlib>
-static size_t EnvOr(const char* n, size_t d){const char* e=std::getenv(n); return e? std::strtoul(e,nullptr,10):d;}
-static const size_t kKc = EnvOr("VT_KC",256);
-static const size_t kNc = EnvOr("VT_NC",1024);
-static const size_t kMc = EnvOr("VT_MC",384);
+constexpr size_t kKc = 256;
+constexpr size_t kNc = 1024;
+constexpr size_t kMc = 384;
 
 struct Scratch {
   AlignedFloats a;
@@ -121,7 +119,8 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.stream_b = stream_b;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
-        // MR panel of rows [m, m + mr) at reduction step pc.
+        // The A panel of rows [ic + ir, ic + ir + mr), steps [pc, pc + kc), starts at
+        // a_block + (ir / mr) * a_panel_stride.
         const float* a_block = a_scratch;
         size_t a_panel_stride = kc * mr;
         if (a_panels != nullptr) {

@@ -207,6 +207,16 @@ TEST(F32GemmDriver, PortableAndDefaultLargeBlocks) {
   CheckDriver(DefaultF32GemmKernel(), 400, 1030, 270, 1, false);
 }
 
+TEST(F32GemmDriver, BlockPackedAEveryKind) {
+  // A packed per MC x KC block (single thread, split along M) for every A and B kind, with M
+  // crossing the MC boundary, tail rows, and several K blocks; also the 14-row kernel, whose
+  // MC block is not a multiple of 4.
+  CheckDriver(DefaultF32GemmKernel(), 401, 45, 530, 1);
+  if (const F32GemmKernel* k14 = FindF32GemmKernel("f32_gemm_14x32_avx512"); k14 && k14->supported())
+    CheckDriver(*k14, 401, 45, 530, 1);
+  CheckDriver(DefaultF32GemmKernel(), 401, 45, 530, 2);
+}
+
 TEST(F32GemmDriver, ThreadedMatchesSerial) {
   CheckDriver(DefaultF32GemmKernel(), 33, 257, 300, 3);
   CheckDriver(DefaultF32GemmKernel(), 257, 17, 33, 2);
@@ -232,6 +242,25 @@ TEST(F32GemmPack, PanelsRoundTrip) {
         EXPECT_EQ(p.panel(pi)[k * nr + w], want);
         EXPECT_EQ(q.panel(pi)[k * nr + w], want);
       }
+}
+
+TEST(F32GemmPack, TransposingPackMatchesLayout) {
+  // Source lines contiguous along k (A [M, K] rows, B given as [N, K]): widths that are and
+  // are not multiples of 4, line counts with a remainder, K past the internal k block.
+  for (size_t w : {size_t{4}, size_t{8}, size_t{14}, size_t{32}}) {
+    for (size_t P : {size_t{1}, size_t{6}, size_t{45}}) {
+      const size_t K = 301, ld = K + 3;
+      auto src = Random(P * ld, 31);
+      std::vector<float> dst(F32PanelsSize(w, K, P), NAN);
+      PackF32GemmMkToPanelsMr(w, P, K, src.data(), ld, dst.data());
+      for (size_t p = 0; p < (P + w - 1) / w * w; ++p)
+        for (size_t k = 0; k < K; ++k) {
+          const float want = p < P ? src[p * ld + k] : 0.0f;
+          ASSERT_EQ(dst[(p / w) * K * w + k * w + p % w], want)
+              << "w=" << w << " P=" << P << " p=" << p << " k=" << k;
+        }
+    }
+  }
 }
 
 }  // namespace

@@ -24,6 +24,35 @@ void Drive(const Q4GemmKernel& kernel, size_t block_elems, size_t block_bytes, s
     return;
   }
   const size_t kb = (K + block_elems - 1) / block_elems;
+  const size_t rows = kernel.rows;
+  const size_t panels = (N + rows - 1) / rows;
+  const size_t panel_bytes = kb * rows * block_bytes;
+  const long long np = static_cast<long long>(panels);
+  if (kernel.quantize_x != nullptr) {
+    // q8 row: the activations are quantized once per call (zero-padded to whole blocks).
+    assert(kernel.q8_ukernel != nullptr && block_elems == 32);
+    std::vector<Q4Q8Block> xq(M * kb);
+    {
+      const ScopedFlushDenormals ftz;
+      kernel.quantize_x(M, K, x, ldx, xq.data());
+    }
+#pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
+    {
+      const ScopedFlushDenormals ftz;
+#pragma omp for schedule(static)
+      for (long long p = 0; p < np; ++p) {
+        const size_t n0 = static_cast<size_t>(p) * rows;
+        const size_t nc = std::min(rows, N - n0);
+        for (size_t m = 0; m < M; m += kernel.mr) {
+          kernel.q8_ukernel(std::min(kernel.mr, M - m), nc, kb, xq.data() + m * kb, kb,
+                            w + static_cast<size_t>(p) * panel_bytes,
+                            bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
+        }
+      }
+    }
+    return;
+  }
+  assert(kernel.ukernel != nullptr);
   // Kernels read whole blocks: a ragged K is zero-padded into a copy of X.
   std::vector<float> padded;
   if (K % block_elems != 0) {
@@ -33,10 +62,6 @@ void Drive(const Q4GemmKernel& kernel, size_t block_elems, size_t block_bytes, s
     x = padded.data();
     ldx = ldp;
   }
-  const size_t rows = kernel.rows;
-  const size_t panels = (N + rows - 1) / rows;
-  const size_t panel_bytes = kb * rows * block_bytes;
-  const long long np = static_cast<long long>(panels);
 #pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
   {
     const ScopedFlushDenormals ftz;

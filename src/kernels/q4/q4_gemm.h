@@ -9,12 +9,19 @@
 // vt::BlockQuantizedWeight(N, K, enc, BlockOrder::kInputBlockMajor, kernel.rows).
 // Y element (m, n) at y[m * ldy + n] (ldy >= N), overwritten. bias has N floats or is null.
 //
-// Algorithm: each weight block is widened in registers to exact f32 levels and multiplied
-// into f32 accumulators with FMA; activations stay f32 (no activation quantization error, and
-// the result is checked against an f32 reference twin). At M = 1, K = N = 4096 the AVX-512 row
-// reads weights at 8.4 GB/s single-threaded, 0.77x a prefetching sequential read and 1.3x a
-// plain one (vt_q4_gemm_bench, Xeon with AVX-512 VNNI); an int8-activation VNNI row
-// (vpdpbusd) is not implemented yet and would mainly help M = 8, which is compute-bound here.
+// Algorithm, f32 rows ("gemm_q4_0_f32_*", every q4_k row): each weight block is widened in
+// registers to exact f32 levels and multiplied into f32 accumulators with FMA; activations
+// stay f32 (no activation quantization error; checked against an f32 reference twin). At
+// M = 1, K = N = 4096 the AVX-512 f32 row reads weights at about 0.75x a prefetching
+// sequential read (port-5 bound), 0.3x at M = 4.
+// q8 row ("gemm_q4_0_q8_8x16_avx512vnni", first in the q4_0 table, panel height 16 like the
+// f32 AVX-512 row): the driver first quantizes each 32-element activation block to int8 with
+// its own f32 scale (amax / 127; exact definition in q4_ukernel.h, |x - d q| <= 0.5001 d), and
+// the kernel takes exact int32 block dots with vpdpbusd, scaled in f32; the result is
+// bit-identical to its q8 reference twin. vt_q4_gemm_bench, Xeon (AVX512-VNNI/VBMI), single
+// thread, K = N = 4096: 0.93x the prefetching read floor at M = 1, 0.83x at M = 4, 0.63x at
+// M = 8 (f32 row in the same run: 0.75x, 0.30x, 0.12x). Pick the f32 row with
+// VT_Q4_GEMM_KERNEL=avx512 where activation quantization is not acceptable.
 //
 // Any M: rows are taken 8 at a time (kQ4MaxMr). Any N and K: K not a multiple of the block
 // size is handled by copying X into a zero-padded buffer. threads > 1 splits the weight panels

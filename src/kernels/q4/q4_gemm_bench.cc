@@ -1,5 +1,5 @@
 // Decode GEMM with int4 weights (issue #6 items 1-2): weight bytes read per second for every
-// supported q4_0 / q4_k table row at M = 1 and M = 8, next to a sequential read of the same
+// supported q4_0 / q4_k table row at M = 1, 4 and 8, next to a sequential read of the same
 // bytes (the bandwidth floor) measured in the same run. Each iteration uses the next of
 // kCopies distinct weight matrices (about 600 MiB in all, more than the L3 cache) so that the
 // weights come from DRAM, as they do in LLM decode. Single-threaded.
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   for (bool q4k : {false, true})
     for (const auto& k : q4k ? vt::kernels::Q4_KGemmKernels() : vt::kernels::Q4_0GemmKernels()) {
       if (!k.supported()) continue;
-      for (size_t m : {1, 8})
+      for (size_t m : {1, 4, 8})
         benchmark::RegisterBenchmark(
             (std::string(k.name) + "/M:" + std::to_string(m) + "/" + dims).c_str(),
             [&k, q4k, m](benchmark::State& s) { BM_Gemm(s, &k, q4k, m); });

@@ -23,19 +23,32 @@ bool Avx2Supported() {
   return false;
 #endif
 }
+bool Avx512VnniSupported() {
+#if defined(__x86_64__) || defined(__i386__)
+  return Avx512Supported() && __builtin_cpu_supports("avx512vnni") &&
+         __builtin_cpu_supports("avx512vbmi");
+#else
+  return false;
+#endif
+}
 bool Always() { return true; }
 
 const Q4GemmKernel kQ4_0Kernels[] = {
+    {"gemm_q4_0_q8_8x16_avx512vnni", "avx512vnni", kQ4MaxMr, 16, nullptr, Avx512VnniSupported,
+     Q4_0QuantizeXQ8Avx512, gemm_q4_0_q8_8x16_avx512vnni},
     {"gemm_q4_0_f32_8x16_avx512", "avx512", kQ4MaxMr, 16, gemm_q4_0_f32_8x16_avx512,
-     Avx512Supported},
-    {"gemm_q4_0_f32_8x8_avx2", "avx2", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_avx2, Avx2Supported},
-    {"gemm_q4_0_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_scalar, Always},
+     Avx512Supported, nullptr, nullptr},
+    {"gemm_q4_0_f32_8x8_avx2", "avx2", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_avx2, Avx2Supported,
+     nullptr, nullptr},
+    {"gemm_q4_0_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_0_f32_8x8_scalar, Always,
+     nullptr, nullptr},
 };
 
 const Q4GemmKernel kQ4_KKernels[] = {
     {"gemm_q4_k_f32_8x16_avx512", "avx512", kQ4MaxMr, 16, gemm_q4_k_f32_8x16_avx512,
-     Avx512Supported},
-    {"gemm_q4_k_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_k_f32_8x8_scalar, Always},
+     Avx512Supported, nullptr, nullptr},
+    {"gemm_q4_k_f32_8x8_scalar", "portable", kQ4MaxMr, 8, gemm_q4_k_f32_8x8_scalar, Always,
+     nullptr, nullptr},
 };
 
 const Q4GemmKernel* Find(std::span<const Q4GemmKernel> table, std::string_view name) {

@@ -12,15 +12,21 @@
 namespace vt::kernels {
 
 struct Q4GemmKernel {
-  const char* name;  // "gemm_<q4_0|q4_k>_f32_<MR>x<ROWS>_<isa>"
+  // "gemm_<q4_0|q4_k>_<f32|q8>_<MR>x<ROWS>_<isa>": f32 = f32 activations in the kernel,
+  // q8 = activations quantized to int8 per 32-element block first (q4_ukernel.h).
+  const char* name;
   const char* isa;   // "avx512vnni", "avx512", "avx2", "portable"
   size_t mr;         // most activation rows per call (kQ4MaxMr)
   size_t rows;       // panel height: the `rows` of BlockQuantizedWeight(..., kInputBlockMajor)
-  Q4GemmUkernelFn ukernel;
-  bool (*supported)();  // run-time CPU (and OS state) check
+  Q4GemmUkernelFn ukernel;  // f32 rows; null on q8 rows
+  bool (*supported)();      // run-time CPU (and OS state) check
+  Q4QuantizeXFn quantize_x = nullptr;        // q8 rows: the activation quantizer, else null
+  Q4GemmQ8UkernelFn q8_ukernel = nullptr;    // q8 rows: the microkernel, else null
 };
 
-// All rows, in order of preference (fastest first). The last row is portable.
+// All rows, in order of preference (fastest first). The last row is portable. The q4_0 q8 row
+// comes first and has the same panel height (16) as the f32 AVX-512 row, so weights packed
+// for either run on both.
 std::span<const Q4GemmKernel> Q4_0GemmKernels();
 std::span<const Q4GemmKernel> Q4_KGemmKernels();
 
@@ -30,8 +36,9 @@ const Q4GemmKernel* FindQ4_KGemmKernel(std::string_view name);
 
 // The kernel used by default, chosen once per process: the first supported row, unless the
 // environment variable (VT_Q4_GEMM_KERNEL for q4_0, VT_Q4K_GEMM_KERNEL for q4_k) names a
-// supported row, or an ISA ("avx512", "avx2", "portable") to pick that ISA's first supported
-// row; any other value is ignored. Weights must be packed with the chosen row's `rows`.
+// supported row, or an ISA ("avx512vnni", "avx512", "avx2", "portable") to pick that ISA's
+// first supported row; any other value is ignored. Weights must be packed with the chosen
+// row's `rows`.
 const Q4GemmKernel& DefaultQ4_0GemmKernel();
 const Q4GemmKernel& DefaultQ4_KGemmKernel();
 

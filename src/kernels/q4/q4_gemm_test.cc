@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "vtensor/layout/dtype.h"
 #include "vtensor/layout/encoding.h"
 
 namespace vt::kernels {
@@ -81,20 +83,49 @@ void CheckKernel(const Family& f, const Q4GemmKernel& kernel, size_t M, size_t N
       t.to_float(packed.data() + ((panel * kb + b) * kernel.rows + r) * f.block_bytes,
                  &wq[n * kp + b * f.block_elems], static_cast<int64_t>(f.block_elems));
     }
+  // q8 rows: the activations as the twin quantizes them (q4_ukernel.h).
+  const bool q8 = kernel.quantize_x != nullptr;
+  std::vector<Q4Q8Block> xq(q8 ? M * kb : 0);
+  if (q8) Q4_0QuantizeXQ8Reference(M, K, x.data(), ldx, xq.data());
   for (size_t m = 0; m < M; ++m)
     for (size_t n0 = 0; n0 < N; n0 += kernel.rows) {
       const size_t nc = std::min(kernel.rows, N - n0);
-      std::vector<float> ref(nc);
-      f.reference(kernel.rows, 1, nc, kb, &xp[m * kp], kp,
-                  packed.data() + n0 / kernel.rows * kb * kernel.rows * f.block_bytes,
+      const uint8_t* panel = packed.data() + n0 / kernel.rows * kb * kernel.rows * f.block_bytes;
+      std::vector<float> ref(nc), ref_q8(nc);
+      f.reference(kernel.rows, 1, nc, kb, &xp[m * kp], kp, panel,
                   with_bias ? bias.data() + n0 : nullptr, ref.data(), nc);
+      if (q8)
+        Q4_0Q8GemmReference(kernel.rows, 1, nc, kb, &xq[m * kb], kb, panel,
+                            with_bias ? bias.data() + n0 : nullptr, ref_q8.data(), nc);
       for (size_t r = 0; r < nc; ++r) {
         double abs_sum = 0;
         for (size_t k = 0; k < K; ++k)
           abs_sum += std::fabs(double(x[m * ldx + k]) * wq[(n0 + r) * kp + k]);
-        const double bound = 2.0 * (kp + 16) * std::ldexp(1.0, -24) * abs_sum +
-                             (with_bias ? std::fabs(bias[n0 + r]) * std::ldexp(1.0, -23) : 0);
-        ASSERT_NEAR(y[m * ldy + n0 + r], ref[r], bound) << "m=" << m << " n=" << n0 + r;
+        const double bias_bound = with_bias ? std::fabs(bias[n0 + r]) * std::ldexp(1.0, -23) : 0;
+        const double bound = 2.0 * (kp + 16) * std::ldexp(1.0, -24) * abs_sum + bias_bound;
+        if (!q8) {
+          ASSERT_NEAR(y[m * ldy + n0 + r], ref[r], bound) << "m=" << m << " n=" << n0 + r;
+          continue;
+        }
+        // Against the q8 twin: bit-identical (q4_ukernel.h), and so within its bound.
+        double p_sum = 0, quant = 0;
+        for (size_t b = 0; b < kb; ++b) {
+          const Q4Q8Block& xb = xq[m * kb + b];
+          uint16_t h;
+          std::memcpy(&h, panel + (b * kernel.rows + r) * f.block_bytes, 2);
+          double qabs = 0, wabs = 0;
+          for (size_t j = 0; j < 32; ++j) {
+            qabs += std::abs(xb.q[j]);
+            wabs += std::fabs(wq[(n0 + r) * kp + b * 32 + j]);
+          }
+          p_sum += std::fabs(double(HalfToFloat(h) * xb.d)) * (15 * qabs + 8 * std::abs(xb.neg8sum[0] / 8));
+          quant += 0.5001 * xb.d * wabs;
+        }
+        const double q8_bound = 2.0 * (kb + 8) * std::ldexp(1.0, -24) * p_sum + bias_bound;
+        ASSERT_EQ(y[m * ldy + n0 + r], ref_q8[r]) << "m=" << m << " n=" << n0 + r;
+        // Against the f32 twin: plus the activation quantization error |x - d q| <= 0.5001 d.
+        ASSERT_NEAR(y[m * ldy + n0 + r], ref[r], bound + q8_bound + quant)
+            << "m=" << m << " n=" << n0 + r;
       }
     }
   // Nothing outside Y's N columns is written.
@@ -129,27 +160,77 @@ TEST(Q4GemmTest, PortableRowsAreLastAndSupported) {
   EXPECT_TRUE(DefaultQ4_KGemmKernel().supported());
 }
 
-// A reference computed in double from the encoding's own decoder: the kernels compute the
-// product with the quantized weights, nothing else.
+// A reference computed in double from the encoding's own decoder: the f32 rows compute the
+// product with the quantized weights, nothing else; the q8 rows add only the activation
+// quantization error (at most 0.5001 * d per activation, d = block amax / 127).
 TEST(Q4GemmTest, Q4_0MatchesDecodedWeightsInDouble) {
   const size_t M = 3, N = 21, K = 100;
-  const Q4GemmKernel& kernel = DefaultQ4_0GemmKernel();
   const std::vector<float> w = Normal(N * K, 5), x = Normal(M * K, 6);
-  const std::vector<uint8_t> packed = Pack(kQ4_0, N, K, w, kernel.rows);
-  std::vector<float> y(M * N);
-  Q4_0Gemm(kernel, M, N, K, x.data(), K, packed.data(), nullptr, y.data(), N);
-  std::vector<float> row(128);
-  for (size_t n = 0; n < N; ++n) {
-    std::vector<uint8_t> blocks(4 * 18);
-    GetEncodingTraits(Encoding::kQ4_0).from_float(&w[n * K], blocks.data(), K);
-    GetEncodingTraits(Encoding::kQ4_0).to_float(blocks.data(), row.data(), K);
-    for (size_t m = 0; m < M; ++m) {
-      double s = 0, a = 0;
-      for (size_t k = 0; k < K; ++k) {
-        s += double(x[m * K + k]) * row[k];
-        a += std::fabs(double(x[m * K + k]) * row[k]);
+  for (const auto& kernel : Q4_0GemmKernels()) {
+    if (!kernel.supported()) continue;
+    SCOPED_TRACE(kernel.name);
+    const std::vector<uint8_t> packed = Pack(kQ4_0, N, K, w, kernel.rows);
+    std::vector<float> y(M * N);
+    Q4_0Gemm(kernel, M, N, K, x.data(), K, packed.data(), nullptr, y.data(), N);
+    std::vector<float> row(128);
+    for (size_t n = 0; n < N; ++n) {
+      std::vector<uint8_t> blocks(4 * 18);
+      GetEncodingTraits(Encoding::kQ4_0).from_float(&w[n * K], blocks.data(), K);
+      GetEncodingTraits(Encoding::kQ4_0).to_float(blocks.data(), row.data(), K);
+      for (size_t m = 0; m < M; ++m) {
+        double s = 0, a = 0, quant = 0;
+        for (size_t k = 0; k < K; ++k) {
+          s += double(x[m * K + k]) * row[k];
+          a += std::fabs(double(x[m * K + k]) * row[k]);
+        }
+        if (kernel.quantize_x != nullptr)
+          for (size_t b = 0; b * 32 < K; ++b) {
+            double amax = 0, wabs = 0;
+            for (size_t k = b * 32; k < std::min(K, b * 32 + 32); ++k) {
+              amax = std::max(amax, double(std::fabs(x[m * K + k])));
+              wabs += std::fabs(row[k]);
+            }
+            quant += 0.5001 * amax / 127 * wabs;
+          }
+        EXPECT_NEAR(y[m * N + n], s, 1e-5 * a + quant) << m << "," << n;
       }
-      EXPECT_NEAR(y[m * N + n], s, 1e-5 * a) << m << "," << n;
+    }
+  }
+}
+
+// The AVX-512 activation quantizer writes exactly the twin's bytes: ragged K, all-zero blocks,
+// blocks of one nonzero value, exact half-way quotients and wide magnitude ranges.
+TEST(Q4GemmTest, Q4_0Q8QuantizerMatchesTwin) {
+  const Q4GemmKernel* row = FindQ4_0GemmKernel("gemm_q4_0_q8_8x16_avx512vnni");
+  ASSERT_NE(row, nullptr);
+  if (!row->supported()) GTEST_SKIP() << "no AVX512-VNNI/VBMI";
+  ASSERT_NE(row->quantize_x, nullptr);
+  for (size_t k : {1, 16, 17, 31, 32, 33, 100, 288}) {
+    const size_t m = 3, ldx = k + 5, kb = (k + 31) / 32;
+    std::vector<float> x = Normal(m * ldx, static_cast<unsigned>(k), 3.0f);
+    for (size_t j = 0; j < std::min<size_t>(k, 32); ++j) x[ldx + j] = 0.0f;  // row 1 block 0
+    if (k >= 40) {
+      for (size_t j = 32; j < 64 && j < k; ++j) x[ldx + j] = 0.0f;
+      x[ldx + 40] = -2.5f;  // one nonzero: q = -127 there, 0 elsewhere
+    }
+    // Row 2 block 0: amax 127, so d = 1 and quotients k + 0.5 are exact ties.
+    for (size_t j = 0; j < std::min<size_t>(k, 32); ++j)
+      x[2 * ldx + j] = j == 0 ? 127.0f : static_cast<float>(int(j) - 16) + 0.5f;
+    for (size_t j = 0; j < k; ++j) x[j] *= std::ldexp(1.0f, int(j % 7) * 9 - 30);
+    std::vector<Q4Q8Block> want(m * kb), got(m * kb);
+    std::memset(got.data(), 0xAB, got.size() * sizeof(Q4Q8Block));
+    Q4_0QuantizeXQ8Reference(m, k, x.data(), ldx, want.data());
+    row->quantize_x(m, k, x.data(), ldx, got.data());
+    for (size_t i = 0; i < m * kb; ++i)
+      ASSERT_EQ(std::memcmp(&want[i], &got[i], sizeof(Q4Q8Block)), 0) << "k=" << k << " block " << i;
+    // Spot-check the definition itself on the tie block: d = 1, q = nearest even.
+    EXPECT_EQ(want[2 * kb].d, 1.0f);
+    if (k >= 6) {
+      EXPECT_EQ(want[2 * kb].q[3], -12);  // -12.5 -> -12
+      EXPECT_EQ(want[2 * kb].q[5], -10);  // -10.5 -> -10
+    }
+    if (k >= 40) {
+      EXPECT_EQ(want[kb + 1].q[8], -127);
     }
   }
 }

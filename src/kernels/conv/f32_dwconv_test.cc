@@ -69,10 +69,12 @@ TEST(DwConvPhasePlanes, MatchesDirect) {
     for (int64_t W : {3, 17, 40})
       for (int64_t K : {1, 3, 5})
         for (int64_t S : {1, 2, 3})
+          for (int64_t SV : {1, 2})  // vertical stride (with S: (2, 1), (1, 2), ...)
           for (int64_t D : {1, 2})
             for (int64_t P : {0, 1, 2}) {
               const int64_t KH = H == 1 ? 1 : K, PH = H == 1 ? 0 : P;
-              const int64_t OH = (H + 2 * PH - ((KH - 1) * D + 1)) / S + 1;
+              const int64_t SH = H == 1 ? 1 : SV;
+              const int64_t OH = (H + 2 * PH - ((KH - 1) * D + 1)) / SH + 1;
               const int64_t OW = (W + 2 * P - ((K - 1) * D + 1)) / S + 1;
               if (OH <= 0 || OW <= 0 || H + 2 * PH < (KH - 1) * D + 1 ||
                   W + 2 * P < (K - 1) * D + 1)
@@ -84,7 +86,7 @@ TEST(DwConvPhasePlanes, MatchesDirect) {
               pl.C = 1;
               pl.KH = KH;
               pl.KW = K;
-              pl.SH = H == 1 ? 1 : S;
+              pl.SH = SH;
               pl.SW = S;
               pl.DH = D;
               pl.DW = D;
@@ -111,7 +113,8 @@ TEST(DwConvPhasePlanes, MatchesDirect) {
                         want += w[r * K + s] * x[ih * W + iw];
                     }
                   ASSERT_NEAR(wide[oh * pl.Wq + ow], want, 1e-5f)
-                      << "H=" << H << " W=" << W << " K=" << K << " S=" << S << " D=" << D
+                      << "H=" << H << " W=" << W << " K=" << K << " S=" << S << " SH=" << SH
+                      << " D=" << D
                       << " P=" << P;
                 }
             }

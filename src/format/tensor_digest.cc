@@ -1,5 +1,7 @@
 #include "vtensor/format/tensor_digest.h"
 
+#include <algorithm>
+
 #include <onnx/onnx_pb.h>
 #include <openssl/evp.h>
 
@@ -287,7 +289,7 @@ Expected<std::string> TensorProtoDigest(const onnx::TensorProto& tp, DigestAlgor
   return d.Finish();
 }
 
-Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a) {
+Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a, const ByteSink& consumed) {
   if (t.dtype() == DType::kUndefined || !IsKnownDType(static_cast<int32_t>(t.dtype())))
     return Unimplemented("digest: undefined element type");
   Digester d(a);
@@ -303,6 +305,18 @@ Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a) {
         for (int64_t i = 0; i < c.numel(); ++i) {
           w.Put(s[i].size(), 8);
           w.Bytes(s[i].data(), s[i].size());
+        }
+      } else if (consumed && t.is_contiguous() && t.dtype() != DType::kBool &&
+                 !(InfoOf(static_cast<int32_t>(t.dtype())) &&
+                   InfoOf(static_cast<int32_t>(t.dtype()))->nibbles)) {
+        // The canonical payload is the raw little-endian bytes: hash them piece by piece.
+        constexpr size_t kPiece = size_t{8} << 20;
+        const auto* p = static_cast<const uint8_t*>(c.raw_data());
+        for (size_t off = 0, n = c.nbytes(); off < n; off += kPiece) {
+          const size_t len = std::min(kPiece, n - off);
+          w.Bytes(p + off, len);
+          w.Flush();
+          consumed(p + off, len);
         }
       } else {
         PutRaw(w, static_cast<const uint8_t*>(c.raw_data()), c.nbytes(),

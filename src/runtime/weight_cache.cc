@@ -378,17 +378,19 @@ Status WeightCache::Verify(Entry& e, const Tensor& tensor) {
       return CheckPayloadDigest(*stored, e.payload, e.payload_size);
     });
   const bool concurrent = payload_check.valid();
-  auto digest = TensorDigest(tensor, e.algo);
+  // The hashed source pages are not needed by a hit (a miss faults them back in from the page
+  // cache): they are released piece by piece as the hash proceeds, so verifying keeps at most
+  // one 8 MiB piece of each source resident beside the payloads.
+  const bool mapped = tensor.storage() && tensor.storage()->mapped_file();
+  auto digest = TensorDigest(tensor, e.algo,
+                             mapped ? ByteSink([](const void* p, size_t n) { ReleaseMappedPages(p, n); })
+                                    : ByteSink());
   Status payload_status = concurrent ? payload_check.get() : Status::Ok();
   if (!digest.ok()) {
     r.reason = "digest-mismatch";
     return digest.take_status();
   }
-  // The hashed source pages are not needed by a hit (and fault back in from the page cache if
-  // a miss packs them): release them now, so that verifying holds at most one source at a time
-  // beside the payloads (peak RSS ~ packed bytes, not packed + source bytes).
-  if (tensor.storage() && tensor.storage()->mapped_file())
-    ReleaseMappedPages(tensor.raw_data(), tensor.nbytes());
+  if (mapped) ReleaseMappedPages(tensor.raw_data(), tensor.nbytes());  // non-contiguous case
   if (*digest != e.ct->source_digest()) {
     r.reason = "digest-mismatch";
     return FailedPrecondition("the source initializer's " + std::string(DigestAlgorithmName(e.algo)) +

@@ -69,7 +69,11 @@ Expected<std::string> TensorProtoDigest(const onnx::TensorProto& tp, DigestAlgor
                                         const std::string& file);
 
 // Digest of a runtime tensor (any strided layout), equal to the digest of the TensorProto it
-// was loaded from. Errors: Unimplemented for an undefined dtype.
-Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a);
+// was loaded from. When `consumed` is set and the tensor is contiguous, its bytes are hashed in
+// pieces of at most 8 MiB and `consumed(piece, bytes)` is called after each piece (the caller
+// may then drop the piece's pages: verifying a mapped weight never keeps all of it resident).
+// Errors: Unimplemented for an undefined dtype.
+Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a,
+                                   const ByteSink& consumed = nullptr);
 
 }  // namespace vt

@@ -207,6 +207,17 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
                              " is not a whole number of " + traits.name + " blocks");
   }
 
+  // The padded extent (after rounding up to tiles and blocks) is what the canonical form
+  // prints, so it must pass the same bound as a spec that states it directly.
+  {
+    __int128 total = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      total *= std::max<int64_t>(padded[d], 1);
+      if (total > kMaxValue)
+        return InvalidArgument(where + "padded extent has more than 2^62 elements");
+    }
+  }
+
   // Drop levels whose digit is always 0, order canonically, merge contiguous runs. Levels of
   // an empty dim (count 0) stay: they still say where elements would go (and which dim is
   // blocked), and dropping them would make the canonical form fail validation.

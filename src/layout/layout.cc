@@ -257,6 +257,11 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
   if (lo < 0)
     return InvalidArgument(where + "levels: negative strides reach before the storage start");
   if (hi > kMaxValue) return InvalidArgument(where + "levels: addresses exceed 2^62 elements");
+  // Byte addresses (ByteAddress, StorageBytes) must fit as well: element addresses times the
+  // encoding's bytes per element stay within 2^62 bytes.
+  if (traits.block_bytes > 0 &&
+      (hi / traits.block_elems + 1) * static_cast<__int128>(traits.block_bytes) > kMaxValue)
+    return InvalidArgument(where + "levels: byte addresses exceed 2^62 bytes");
 
   Layout out;
   out.shape_ = spec.shape;

@@ -1,6 +1,8 @@
 // Printer and recursive-descent parser of the layout text form (docs/layout-text-format.md).
 #include "vtensor/layout/layout_text.h"
 
+#include "vtensor/layout/encoding.h"
+
 #include <algorithm>
 #include <charconv>
 #include <optional>
@@ -204,6 +206,20 @@ Expected<Layout> Parser::Parse() {
   for (size_t d = 0; d < shape.size(); ++d)
     check.levels.push_back({static_cast<int32_t>(d), 1, (*strides)[d]});
   if (auto c = Layout::Make(check); !c.ok()) return at_item(c.status());
+  {
+    // Byte addresses must fit too (Layout::Make's bound for packed forms).
+    const auto& traits = GetEncodingTraits(enc);
+    __int128 hi = offset.value_or(0);
+    bool empty = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      empty = empty || shape[d] == 0;
+      if ((*strides)[d] > 0) hi += static_cast<__int128>(shape[d] - 1) * (*strides)[d];
+    }
+    if (!empty && traits.block_bytes > 0 &&
+        (hi / traits.block_elems + 1) * static_cast<__int128>(traits.block_bytes) >
+            (__int128{1} << 62))
+      return at_item(InvalidArgument("byte addresses exceed 2^62 bytes"));
+  }
   auto l = Layout::Strided(shape, *strides, offset.value_or(0), enc);
   if (!l.ok()) return at_item(l.status());
   return l;

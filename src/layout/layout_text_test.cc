@@ -126,3 +126,18 @@ TEST(LayoutTextTest, PaddingRoundedPastTheElementBoundIsRejected) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+// Found by the layout_text fuzzer (UBSan): 2 x 2001506101975056387 f32 elements fit the 2^62
+// element bound but their byte addresses overflowed int64 in Locate().
+TEST(LayoutTextTest, ByteAddressesPastTheBoundAreRejected) {
+  auto l = ParseLayout("vt.layout.v1<[2,2001506101975056387],f32>");
+  ASSERT_FALSE(l.ok());
+  EXPECT_NE(l.status().message().find("2^62 bytes"), std::string::npos) << l.status().message();
+  EXPECT_TRUE(ParseLayout("vt.layout.v1<[2,2001506101975056387]>").ok());  // no encoding: no bytes
+}
+
+}  // namespace
+}  // namespace vt

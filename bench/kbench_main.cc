@@ -50,10 +50,30 @@ using tag = dnnl::memory::format_tag;
 size_t g_cold_bytes = 0;  // total bytes of rotated weight copies per decode row
 bool g_quick = false;
 
+// 64-byte aligned storage (a cache line), as the runtime's tensors are: both libraries get the
+// same buffers, and no row of A, B or C starts mid-line because of malloc's 16-byte alignment.
 template <typename T>
-std::vector<T> RandomVector(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <typename U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  template <typename U>
+  bool operator==(const Aligned64<U>&) const { return true; }
+};
+template <typename T>
+using AlignedVector = std::vector<T, Aligned64<T>>;
+
+template <typename T>
+AlignedVector<T> RandomVector(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937 g(seed);
-  std::vector<T> v(n);
+  AlignedVector<T> v(n);
   if constexpr (std::is_floating_point_v<T>) {
     std::uniform_real_distribution<float> d(lo, hi);
     for (auto& x : v) x = d(g);
@@ -78,8 +98,9 @@ void SetRates(benchmark::State& st, double flops, double bytes) {
 
 void SgemmOurs(benchmark::State& st, size_t n) {
   auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
-  std::vector<float> c(n * n);
-  const vk::F32GemmKernel& kr = vk::F32GemmKernelForM(n);
+  AlignedVector<float> c(n * n);
+  // What the runtime picks for a MatMul whose B is not a constant (packed per call).
+  const vk::F32GemmKernel& kr = vk::F32GemmKernelForUnpackedB(n, n);
   vk::F32GemmA A{vk::F32GemmA::Kind::kMk, a.data(), n, nullptr};
   vk::F32GemmB B{vk::F32GemmB::Kind::kKn, b.data(), n};
   B.pack_rows = true;
@@ -93,7 +114,7 @@ void SgemmOurs(benchmark::State& st, size_t n) {
 
 void SgemmOneDnn(benchmark::State& st, size_t n) {
   auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
-  std::vector<float> c(n * n);
+  AlignedVector<float> c(n * n);
   const auto d = static_cast<dnnl_dim_t>(n);
   for (auto _ : st) {
     if (dnnl_sgemm('N', 'N', d, d, d, 1.0f, a.data(), d, b.data(), d, 0.0f, c.data(), d) !=

@@ -139,7 +139,12 @@ class GemmKernel final : public OpKernel {
     // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
     const kernels::F32GemmKernel* row =
         prepacked ? kernels::FindF32GemmKernel(F32GemmRowNameForM(isa_, M)) : nullptr;
-    kernels::F32Gemm(row ? *row : kernels::F32GemmKernelForM(static_cast<size_t>(M)),
+    const kernels::F32GemmKernel& k =
+        row != nullptr ? *row
+        : prepacked    ? kernels::F32GemmKernelForM(static_cast<size_t>(M))
+                       : kernels::F32GemmKernelForUnpackedB(static_cast<size_t>(M),
+                                                            static_cast<size_t>(N));
+    kernels::F32Gemm(k,
                      static_cast<size_t>(M),
                      static_cast<size_t>(N), static_cast<size_t>(K), opa, opb, py,
                      static_cast<size_t>(N), ep, ctx.threads());

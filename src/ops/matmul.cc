@@ -185,13 +185,13 @@ class MatMulKernel final : public OpKernel {
     if (b_single) {
       // Every batch of A meets the same B: one GEMM with the batches stacked along M.
       const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
-      kernels::F32Gemm(prepacked ? KernelForM(rows) : kernels::F32GemmKernelForM(rows), rows, N, K,
+      kernels::F32Gemm(prepacked ? KernelForM(rows) : kernels::F32GemmKernelForUnpackedB(rows, N), rows, N, K,
                        F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py, N, ep, threads);
     } else {
       std::vector<int64_t> ia, ib;
       BatchOffsets(s, &ia, &ib);
       for (size_t bi = 0; bi < ia.size(); ++bi)
-        kernels::F32Gemm(prepacked ? KernelForM(M) : kernels::F32GemmKernelForM(M), M, N, K,
+        kernels::F32Gemm(prepacked ? KernelForM(M) : kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
                          F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
                          b_operand(ib[bi]), py + bi * M * N, N, ep, threads);
     }

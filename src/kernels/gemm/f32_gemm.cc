@@ -12,7 +12,7 @@ namespace {
 
 // Cache blocking. KC: a kc x NR B micro-panel (32 KiB at NR = 32) stays in L1 while the MR
 // rows of A stream past it. NC x KC B block and MC x KC A block live in L2.
-constexpr size_t kKc = 256;
+constexpr size_t kKc = 384;
 constexpr size_t kNc = 1024;
 constexpr size_t kMc = 384;
 

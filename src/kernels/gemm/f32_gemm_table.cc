@@ -82,6 +82,20 @@ const F32GemmKernel& F32GemmKernelForM(size_t m) {
   return *best;
 }
 
+const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n) {
+  const F32GemmKernel& by_m = F32GemmKernelForM(m);
+  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
+    return by_m;
+  const F32GemmKernel& def = DefaultF32GemmKernel();
+  const F32GemmKernel* wide = nullptr;
+  for (const auto& k : kKernels)
+    if (std::string_view(k.isa) == def.isa && k.supported() && k.mr >= 4 &&
+        (wide == nullptr || k.nr > wide->nr))
+      wide = &k;
+  if (wide == nullptr || wide->nr <= by_m.nr || m < 4 * wide->mr || n < 2 * wide->nr) return by_m;
+  return *wide;
+}
+
 const F32GemmKernel* F32GemmNarrowKernel(size_t mr) {
   const F32GemmKernel& def = DefaultF32GemmKernel();
   if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))

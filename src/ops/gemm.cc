@@ -59,6 +59,39 @@ class GemmKernel final : public OpKernel {
                                            p.bytes.keep_alive);
       isa_ = p.form.isa;
       has_panels_ = true;
+    } else if (pw.ok() && pw->has_value() &&
+               (*pw)->form.kind == WeightFormKind::kS8GemmBPerChannel) {
+      // Compact profile: int8 panels + per-channel scales, dequantized block by block.
+      const PreparedWeight& p = **pw;
+      s8_.q = reinterpret_cast<const int8_t*>(p.bytes.data);
+      s8_.scales = reinterpret_cast<const float*>(p.bytes.data + p.form.extra_offset);
+      s8_.k = trans_b_ ? c : r;
+      s8_.panel = static_cast<size_t>(p.form.panel);
+      s8_bytes_ = p.bytes;
+      isa_ = p.form.isa;
+      has_panels_ = true;
+    }
+  }
+
+  // Int8 column panels (NR = panel, K rows each) with one f32 scale per column.
+  struct S8Panels {
+    const int8_t* q = nullptr;
+    const float* scales = nullptr;
+    size_t k = 0;
+    size_t panel = 0;
+  };
+  // F32GemmPackBlockFn: rows [k0, k0+kc) x columns [n0, n0+nc) of B = q * scale as f32 panels.
+  static void DequantizeS8Block(const void* ctx, size_t k0, size_t kc, size_t n0, size_t nc,
+                                size_t nr, float* dst) {
+    const auto& w = *static_cast<const S8Panels*>(ctx);
+    for (size_t j = 0; j * nr < nc; ++j) {
+      const size_t p = n0 / nr + j;
+      const int8_t* src = w.q + p * w.k * nr + k0 * nr;
+      const float* sc = w.scales + p * nr;
+      float* d = dst + j * kc * nr;
+      for (size_t kk = 0; kk < kc; ++kk)
+        for (size_t x = 0; x < nr; ++x)
+          d[kk * nr + x] = static_cast<float>(src[kk * nr + x]) * sc[x];
     }
   }
 
@@ -130,7 +163,9 @@ class GemmKernel final : public OpKernel {
     const F32GemmA opa{trans_a_ ? F32GemmA::Kind::kKm : F32GemmA::Kind::kMk, a.data<float>(),
                        static_cast<size_t>(A.dim(1))};
     F32GemmB opb;
-    if (prepacked) {
+    if (prepacked && s8_.q != nullptr) {
+      opb = {F32GemmB::Kind::kCallback, nullptr, 0, nullptr, &GemmKernel::DequantizeS8Block, &s8_};
+    } else if (prepacked) {
       opb = {F32GemmB::Kind::kPanels, nullptr, 0, &b_panels_};
     } else {
       opb = {trans_b_ ? F32GemmB::Kind::kNk : F32GemmB::Kind::kKn, b.data<float>(),
@@ -154,6 +189,8 @@ class GemmKernel final : public OpKernel {
 
  private:
   IsaLevel isa_ = IsaLevel::kBaseline;  // ISA the panels were packed for
+  S8Panels s8_;                          // compact profile: int8 weights (else q == null)
+  PackedWeight s8_bytes_;                // keeps s8_'s bytes alive
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f, beta_ = 1.0f;
   Tensor b_const_;

@@ -252,9 +252,18 @@ std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
                                  " differs from initializer shape " + ShapeToString(en.source->shape()));
       continue;
     }
-    if (t.byte_size() != layout->StorageBytes()) {
+    // The layout's storage comes first; further fields (per-channel scales) may follow.
+    int64_t fields_end = layout->StorageBytes();
+    bool fields_ok = true;
+    for (const auto& f : t.fields()) {
+      auto fb = FieldBytes(f);
+      if (!fb.ok() || f.offset() < 0) fields_ok = false;
+      else fields_end = std::max(fields_end, f.offset() + *fb);
+    }
+    if (!fields_ok || t.byte_size() != fields_end) {
       miss("invalid-struct", "type '" + t.name() + "' byte_size " + std::to_string(t.byte_size()) +
-                                 " differs from its layout's " + std::to_string(layout->StorageBytes()));
+                                 " differs from the end of its layout and fields (" +
+                                 std::to_string(fields_end) + ")");
       continue;
     }
     en.layout = std::move(*layout);
@@ -415,7 +424,7 @@ std::optional<PackedWeight> WeightCache::Take(const std::string& source, const T
     if (!e.valid || r.state == EntryState::kMiss) continue;
     if (e.ct->source_name() != source) continue;
     if (e.type->name() != form.type_name || e.type->format_version() != form.format_version ||
-        !(e.layout == form.layout))
+        !(e.layout == form.layout) || static_cast<int64_t>(e.payload_size) != form.bytes())
       continue;
     if (r.state == EntryState::kPending) {
       Status st = Verify(e, tensor);

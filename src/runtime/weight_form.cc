@@ -1,5 +1,7 @@
 #include "vtensor/runtime/weight_form.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "kernels/gemm/f32_gemm_table.h"
 #include "kernels/q4/q4_gemm_table.h"
 #include "kernels/q4/q4_pack.h"
+#include "vtensor/format/compiled_model.h"
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/runtime/weight_provider.h"
 
@@ -21,6 +24,8 @@ constexpr int64_t kF32GemmBVersion = 1;
 constexpr int64_t kF32ConvAVersion = 1;
 constexpr const char kQ4_0GemmBType[] = "vt.q4_0_gemm_b";
 constexpr int64_t kQ4_0GemmBVersion = 1;
+constexpr const char kS8GemmBType[] = "vt.s8_per_channel_gemm_b_panels";
+constexpr int64_t kS8GemmBVersion = 1;
 
 // The q4_0 table row a device of level `isa` uses (its panel height decides the layout).
 // On AVX-512 the int8-activation VNNI row (same panel height) is preferred when this CPU has
@@ -142,6 +147,57 @@ void Q4Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, Wei
   f.panel = rows;
   f.kernel = row->name;
   c.description += " (rows=" + std::to_string(rows) + ")";
+  c.form = std::move(f);
+  out->push_back(std::move(c));
+}
+
+// Compact profile, Gemm B: int8 per output channel (symmetric, scale = max|w| / 127 per column
+// n), stored as int8 column panels of the f32 kernel's NR plus the f32 scales; dequantized per
+// K block into f32 panels as the GEMM runs.
+void S8Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, WeightProfile profile,
+                 std::vector<WeightFormCandidate>* out) {
+  WeightFormCandidate c;
+  const kernels::F32GemmKernel* row = FirstRow(isa);
+  c.description = std::string("int8 per output channel, column panels for ") +
+                  (row ? row->name : "?");
+  if (profile != WeightProfile::kCompact) {
+    c.rejected = "profile exact allows lossless forms only (--profile compact enables it)";
+  } else if (use.use != WeightUse::kGemmB && use.use != WeightUse::kGemmBTrans) {
+    c.rejected = use.use == WeightUse::kMatMulB
+                     ? "MatMul weights take the int4 form (Gemm weights take this one)"
+                     : "convolution filters keep f32 (no int8 filter form yet)";
+  } else if (shape.size() != 2) {
+    c.rejected = "weight " + Dims(shape) + " is not a matrix";
+  } else if (row == nullptr) {
+    c.rejected = std::string("no f32 GEMM microkernel for ") + IsaArchitecture(isa);
+  }
+  if (!c.rejected.empty()) {
+    out->push_back(std::move(c));
+    return;
+  }
+  const bool trans = use.use == WeightUse::kGemmBTrans;
+  const int64_t k = trans ? shape[1] : shape[0], n = trans ? shape[0] : shape[1];
+  const int64_t nr = static_cast<int64_t>(row->nr);
+  auto kn = GemmColumnPanels(k, n, nr, Encoding::kI8);
+  Expected<Layout> l = trans && kn.ok() ? kn->Transpose({1, 0}) : std::move(kn);
+  if (!l.ok()) {
+    c.rejected = "layout not expressible: " + l.status().message();
+    out->push_back(std::move(c));
+    return;
+  }
+  WeightForm f;
+  f.kind = WeightFormKind::kS8GemmBPerChannel;
+  f.type_name = kS8GemmBType;
+  f.format_version = kS8GemmBVersion;
+  f.layout = std::move(*l);
+  f.isa = isa;
+  f.lossless = false;
+  f.panel = nr;
+  f.kernel = row->name;
+  f.b_trans = trans;
+  f.extra_offset = (f.layout.StorageBytes() + 63) / 64 * 64;
+  f.extra_bytes = (n + nr - 1) / nr * nr * static_cast<int64_t>(sizeof(float));
+  c.description += " (NR=" + std::to_string(nr) + ")";
   c.form = std::move(f);
   out->push_back(std::move(c));
 }
@@ -330,6 +386,7 @@ std::vector<WeightFormCandidate> WeightFormCandidates(DType dtype, const Shape& 
       return out;
     }
   Q4Candidate(shape, use, isa, profile, &out);
+  S8Candidate(shape, use, isa, profile, &out);
   if (use.use == WeightUse::kConvFilter) ConvCandidates(shape, use, isa, &out);
   else GemmCandidates(shape, use, isa, &out);
   return out;
@@ -347,6 +404,7 @@ std::optional<int64_t> KnownWeightFormVersion(std::string_view type_name) {
   if (type_name == kF32GemmBType) return kF32GemmBVersion;
   if (type_name == kF32ConvAType) return kF32ConvAVersion;
   if (type_name == kQ4_0GemmBType) return kQ4_0GemmBVersion;
+  if (type_name == kS8GemmBType) return kS8GemmBVersion;
   return std::nullopt;
 }
 
@@ -407,6 +465,32 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
       }
       break;
     }
+    case WeightFormKind::kS8GemmBPerChannel: {
+      const size_t K = static_cast<size_t>(form.b_trans ? s[1] : s[0]),
+                   N = static_cast<size_t>(form.b_trans ? s[0] : s[1]);
+      const size_t npad = (N + panel - 1) / panel * panel;
+      if (static_cast<int64_t>(npad * K) != form.layout.StorageBytes() ||
+          static_cast<int64_t>(npad * sizeof(float)) != form.extra_bytes)
+        return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
+                        std::to_string(form.layout.StorageBytes()) + " bytes, panels need " +
+                        std::to_string(npad * K));
+      auto* q = reinterpret_cast<int8_t*>(const_cast<uint8_t*>(out.data));
+      auto* scales =
+          reinterpret_cast<float*>(const_cast<uint8_t*>(out.data) + form.extra_offset);
+      auto at = [&](size_t k, size_t n) { return form.b_trans ? src[n * K + k] : src[k * N + n]; };
+      for (size_t n = 0; n < N; ++n) {
+        float amax = 0.0f;
+        for (size_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(at(k, n)));
+        const float scale = amax > 0.0f && std::isfinite(amax) ? amax / 127.0f : 1.0f;
+        scales[n] = scale;
+        int8_t* col = q + (n / panel) * K * panel + n % panel;
+        for (size_t k = 0; k < K; ++k) {
+          const float v = std::nearbyint(at(k, n) / scale);
+          col[k * panel] = static_cast<int8_t>(std::isnan(v) ? 0.0f : std::clamp(v, -127.0f, 127.0f));
+        }
+      }
+      break;
+    }
     case WeightFormKind::kQ4_0GemmB: {
       const size_t K = static_cast<size_t>(s[0]), N = static_cast<size_t>(s[1]);
       if (kernels::Q4_0PackedBytes(N, K, panel) != out.size)
@@ -419,6 +503,21 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
     }
   }
   return out;
+}
+
+vtensor::StructTypeProto StructTypeForForm(const WeightForm& form) {
+  vtensor::StructTypeProto t = StructTypeForLayout(form.layout, form.type_name, form.format_version);
+  if (form.extra_bytes > 0) {
+    auto* f = t.add_fields();
+    f->set_name("scales");
+    f->set_encoding("f32");
+    f->add_shape()->set_dim_value(form.extra_bytes / static_cast<int64_t>(sizeof(float)));
+    f->set_offset(form.extra_offset);
+    f->set_alignment(64);
+    t.set_byte_size(form.bytes());
+    t.clear_decoder();  // the layout's decoder would ignore the scales
+  }
+  return t;
 }
 
 }  // namespace vt

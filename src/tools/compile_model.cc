@@ -279,7 +279,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
         failure = digest.take_status().WithContext("weight '" + name + "'");
         return;
       }
-      auto type = StructTypeForLayout(w.form.layout, w.form.type_name, w.form.format_version);
+      auto type = StructTypeForForm(w.form);
       int ti = -1;
       for (int i = 0; i < ext.struct_types_size(); ++i)
         if (ext.struct_types(i).SerializeAsString() == type.SerializeAsString()) ti = i;

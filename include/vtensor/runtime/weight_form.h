@@ -13,8 +13,9 @@
 // (`--explain`). Decision inputs: the weight's stored encoding and shape, how the node reads
 // it (WeightUseInfo), the device's ISA level and the profile:
 //   exact    (default) lossless forms only: results equal the uncompiled model's.
-//   compact  requantized forms allowed (int4 block-32 with error-minimising scales for GEMM
-//            weights); results change by the quantization error, deterministically.
+//   compact  requantized forms allowed: int4 blocks of 32 with error-minimising scales for
+//            MatMul weights, int8 per output channel for Gemm weights; results change by the
+//            quantization error, deterministically (a hit computes what a miss computes).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "vtensor/base/status.h"
+#include "vtensor/format/vtensor_ext.pb.h"
 #include "vtensor/layout/layout.h"
 #include "vtensor/runtime/tensor.h"
 
@@ -78,6 +80,8 @@ enum class WeightFormKind : uint8_t {
   kF32GemmBPanels,  // f32 NR-wide column panels of a GEMM B operand (f32_gemm_pack.h)
   kF32ConvAPanels,  // f32 MR-high row panels of a Conv filter per group (A operand)
   kQ4_0GemmB,       // q4_0 blocks of 32 along K, kernel-feed order (compact profile)
+  kS8GemmBPerChannel,  // int8 NR-wide column panels + one f32 scale per output channel
+                       // (compact profile, Gemm B)
 };
 
 struct WeightForm {
@@ -94,8 +98,13 @@ struct WeightForm {
   ConvWeightMode conv_mode = ConvWeightMode::kPointwise;  // kF32ConvAPanels
   int64_t group = 1;                                      // kF32ConvAPanels
 
-  // Payload bytes (Layout::StorageBytes()).
-  int64_t bytes() const { return layout.StorageBytes(); }
+  // Bytes after the layout's storage (kS8GemmBPerChannel: the f32 scales, at a 64-byte aligned
+  // offset `extra_offset`).
+  int64_t extra_offset = 0;
+  int64_t extra_bytes = 0;
+
+  // Payload bytes: the layout's storage, then the extra field if any.
+  int64_t bytes() const { return extra_bytes > 0 ? extra_offset + extra_bytes : layout.StorageBytes(); }
   // True when `type_name`, `format_version` and `layout` equal o's (the cache-key part).
   bool SameAs(const WeightForm& o) const {
     return type_name == o.type_name && format_version == o.format_version && layout == o.layout;
@@ -123,6 +132,10 @@ std::optional<WeightForm> ResolveWeightForm(DType dtype, const Shape& shape,
 // All forms the runtime knows, by type name, for the loading rules' unknown-physical-type /
 // unknown-format-version checks: the version of `type_name`, or nullopt if unknown.
 std::optional<int64_t> KnownWeightFormVersion(std::string_view type_name);
+
+// The StructTypeProto a compiled entry of `form` carries: the layout, its fields ("data" with
+// the layout's elements; "scales" f32 [N padded] for kS8GemmBPerChannel) and byte size.
+vtensor::StructTypeProto StructTypeForForm(const WeightForm& form);
 
 // Immutable packed bytes: owned (64-byte aligned heap) or borrowed (a mapped payload kept
 // alive by `keep_alive`).

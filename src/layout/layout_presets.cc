@@ -14,6 +14,16 @@ Expected<Layout> GemmColumnPanels(int64_t k, int64_t n, int64_t panel, Encoding 
   return Layout::Make(s);
 }
 
+Expected<Layout> GemmWeightPanels(const Shape& b_shape, bool trans_b, int64_t panel,
+                                  Encoding encoding) {
+  if (b_shape.size() != 2)
+    return InvalidArgument("GEMM weight " + ShapeToString(b_shape) + " is not a matrix");
+  const int64_t k = trans_b ? b_shape[1] : b_shape[0], n = trans_b ? b_shape[0] : b_shape[1];
+  VT_ASSIGN_OR_RETURN(Layout kn, GemmColumnPanels(k, n, panel, encoding));
+  if (!trans_b) return kn;
+  return kn.Transpose({1, 0});
+}
+
 Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, BlockOrder order,
                                       int64_t rows) {
   if (n < 0 || k < 0)

@@ -61,12 +61,9 @@ Expected<std::optional<Layout>> PreferredWeightLayout(const TargetInfo& target, 
   if (target.gemm_isa[0] == '\0') {
     // IREE llvm-cpu: fixed 16-wide RHS column tiles for matmuls, nothing for convolutions.
     if (!gemm || target.matmul_panel <= 0) return std::optional<Layout>();
-    const bool trans = info.use == WeightUse::kGemmBTrans;
-    const int64_t k = trans ? shape[1] : shape[0], n = trans ? shape[0] : shape[1];
-    VT_ASSIGN_OR_RETURN(Layout kn, GemmColumnPanels(k, n, target.matmul_panel, Encoding::kF32));
-    if (!trans) return std::optional<Layout>(std::move(kn));
-    VT_ASSIGN_OR_RETURN(Layout nk, kn.Transpose({1, 0}));
-    return std::optional<Layout>(std::move(nk));
+    VT_ASSIGN_OR_RETURN(Layout l, GemmWeightPanels(shape, info.use == WeightUse::kGemmBTrans,
+                                                   target.matmul_panel));
+    return std::optional<Layout>(std::move(l));
   }
   // vtensor CPU targets: exactly the form the runtime's resolver packs on that ISA (one
   // planner for sessions, `vtensor compile` and exports).

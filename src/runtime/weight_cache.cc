@@ -317,7 +317,7 @@ std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
         }
         slot = *mf;
       }
-      const auto* file = static_cast<const MappedFile*>(slot.get());
+      const MappedFile* file = slot.get();
       if (static_cast<uint64_t>(ep.offset()) + want > file->size()) {
         miss("payload-size", "payload file '" + loc + "' has " + std::to_string(file->size()) +
                                  " bytes, the entry needs " + std::to_string(ep.offset() + ep.length()) +

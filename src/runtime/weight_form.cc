@@ -60,23 +60,11 @@ const kernels::F32GemmKernel* FirstRow(IsaLevel isa) {
   return nullptr;
 }
 
-// kernels::F32GemmKernelForM for a given level instead of the host's: among rows of the level
-// with the default row's NR, the one wasting the fewest padded rows, then the tallest.
+// The row the runtime uses for `m` rows on a CPU of level `isa` (kernels::F32GemmKernelForM's
+// rule for that level).
 const kernels::F32GemmKernel* RowForM(IsaLevel isa, int64_t m) {
-  const kernels::F32GemmKernel* def = FirstRow(isa);
-  if (def == nullptr) return nullptr;
-  const kernels::F32GemmKernel* best = def;
-  auto padded = [&](const kernels::F32GemmKernel& k) {
-    return (static_cast<size_t>(m) + k.mr - 1) / k.mr * k.mr;
-  };
-  for (const auto& k : kernels::F32GemmKernels()) {
-    if (std::strcmp(k.isa, def->isa) != 0 || k.nr != def->nr) continue;
-    // Rows shorter than the default are decode rows: only for GEMMs that fit in one tile
-    // (kernels::F32GemmKernelForM applies the same rule).
-    if (k.mr < def->mr && static_cast<size_t>(m) > k.mr) continue;
-    if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
-  }
-  return best;
+  const kernels::F32GemmKernel* first = FirstRow(isa);
+  return first ? &kernels::F32GemmRowForM(*first, static_cast<size_t>(m)) : nullptr;
 }
 
 // Conv filter [M, C, k...] as per-group GEMM A panels of `mr` rows; K ordered (c, taps), or
@@ -109,6 +97,21 @@ Expected<Layout> ConvFilterPanels(const Shape& w, int64_t group, int64_t mr, boo
 
 std::string Dims(const Shape& s) { return ShapeToString(s); }
 
+// A form's identity and kernel; kind-specific fields are set by the caller.
+WeightForm MakeForm(WeightFormKind kind, const char* type, int64_t version, Layout layout,
+                    IsaLevel isa, bool lossless, int64_t panel, const char* kernel) {
+  WeightForm f;
+  f.kind = kind;
+  f.type_name = type;
+  f.format_version = version;
+  f.layout = std::move(layout);
+  f.isa = isa;
+  f.lossless = lossless;
+  f.panel = panel;
+  f.kernel = kernel;
+  return f;
+}
+
 // Compact profile: q4_0 blocks of 32 along K with error-minimising scales, kernel-feed order.
 void Q4Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, WeightProfile profile,
                  std::vector<WeightFormCandidate>* out) {
@@ -137,15 +140,8 @@ void Q4Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, Wei
     out->push_back(std::move(c));
     return;
   }
-  WeightForm f;
-  f.kind = WeightFormKind::kQ4_0GemmB;
-  f.type_name = kQ4_0GemmBType;
-  f.format_version = kQ4_0GemmBVersion;
-  f.layout = std::move(*l);
-  f.isa = isa;
-  f.lossless = false;
-  f.panel = rows;
-  f.kernel = row->name;
+  WeightForm f = MakeForm(WeightFormKind::kQ4_0GemmB, kQ4_0GemmBType, kQ4_0GemmBVersion,
+                          std::move(*l), isa, /*lossless=*/false, rows, row->name);
   c.description += " (rows=" + std::to_string(rows) + ")";
   c.form = std::move(f);
   out->push_back(std::move(c));
@@ -176,24 +172,16 @@ void S8Candidate(const Shape& shape, const WeightUseInfo& use, IsaLevel isa, Wei
     return;
   }
   const bool trans = use.use == WeightUse::kGemmBTrans;
-  const int64_t k = trans ? shape[1] : shape[0], n = trans ? shape[0] : shape[1];
+  const int64_t n = trans ? shape[0] : shape[1];
   const int64_t nr = static_cast<int64_t>(row->nr);
-  auto kn = GemmColumnPanels(k, n, nr, Encoding::kI8);
-  Expected<Layout> l = trans && kn.ok() ? kn->Transpose({1, 0}) : std::move(kn);
+  auto l = GemmWeightPanels(shape, trans, nr, Encoding::kI8);
   if (!l.ok()) {
     c.rejected = "layout not expressible: " + l.status().message();
     out->push_back(std::move(c));
     return;
   }
-  WeightForm f;
-  f.kind = WeightFormKind::kS8GemmBPerChannel;
-  f.type_name = kS8GemmBType;
-  f.format_version = kS8GemmBVersion;
-  f.layout = std::move(*l);
-  f.isa = isa;
-  f.lossless = false;
-  f.panel = nr;
-  f.kernel = row->name;
+  WeightForm f = MakeForm(WeightFormKind::kS8GemmBPerChannel, kS8GemmBType, kS8GemmBVersion,
+                          std::move(*l), isa, /*lossless=*/false, nr, row->name);
   f.b_trans = trans;
   f.extra_offset = (f.layout.StorageBytes() + 63) / 64 * 64;
   f.extra_bytes = (n + nr - 1) / nr * nr * static_cast<int64_t>(sizeof(float));
@@ -219,23 +207,15 @@ void GemmCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
     return;
   }
   const bool trans = use.use == WeightUse::kGemmBTrans;
-  const int64_t k = trans ? shape[1] : shape[0], n = trans ? shape[0] : shape[1];
-  auto kn = GemmColumnPanels(k, n, static_cast<int64_t>(row->nr), Encoding::kF32);
-  Expected<Layout> l = trans && kn.ok() ? kn->Transpose({1, 0}) : std::move(kn);
+  auto l = GemmWeightPanels(shape, trans, static_cast<int64_t>(row->nr), Encoding::kF32);
   if (!l.ok()) {
     c.rejected = "layout not expressible: " + l.status().message();
     out->push_back(std::move(c));
     return;
   }
-  WeightForm f;
-  f.kind = WeightFormKind::kF32GemmBPanels;
-  f.type_name = kF32GemmBType;
-  f.format_version = kF32GemmBVersion;
-  f.layout = std::move(*l);
-  f.isa = isa;
-  f.lossless = true;
-  f.panel = static_cast<int64_t>(row->nr);
-  f.kernel = row->name;
+  WeightForm f = MakeForm(WeightFormKind::kF32GemmBPanels, kF32GemmBType, kF32GemmBVersion,
+                          std::move(*l), isa, /*lossless=*/true, static_cast<int64_t>(row->nr),
+                          row->name);
   f.b_trans = trans;
   c.description += " (NR=" + std::to_string(row->nr) + ")";
   c.form = std::move(f);
@@ -280,15 +260,8 @@ void ConvCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
     out->push_back(std::move(c));
     return;
   }
-  WeightForm f;
-  f.kind = WeightFormKind::kF32ConvAPanels;
-  f.type_name = kF32ConvAType;
-  f.format_version = kF32ConvAVersion;
-  f.layout = std::move(*l);
-  f.isa = isa;
-  f.lossless = true;
-  f.panel = mr;
-  f.kernel = row->name;
+  WeightForm f = MakeForm(WeightFormKind::kF32ConvAPanels, kF32ConvAType, kF32ConvAVersion,
+                          std::move(*l), isa, /*lossless=*/true, mr, row->name);
   f.conv_mode = mode;
   f.group = use.group;
   c.form = std::move(f);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -92,58 +93,62 @@ Status CopyFile(const std::string& from, const std::string& to) {
   return WriteFileAtomic(to, std::string_view(reinterpret_cast<const char*>(mf->data()), mf->size()));
 }
 
-// External data locations of every initializer (any graph depth is not needed: subgraph
-// initializers are rare and also resolved relative to the model directory).
-void ExternalLocations(const onnx::GraphProto& g, std::set<std::string>* out) {
-  for (const auto& t : g.initializer())
-    if (t.data_location() == onnx::TensorProto::EXTERNAL)
-      for (const auto& kv : t.external_data())
-        if (kv.key() == "location") out->insert(kv.value());
+// Calls `f` on `g` and every subgraph (If/Loop/Scan bodies) inside it.
+void ForEachGraph(const onnx::GraphProto& g, const std::function<void(const onnx::GraphProto&)>& f) {
+  f(g);
   for (const auto& n : g.node())
     for (const auto& a : n.attribute()) {
-      if (a.has_g()) ExternalLocations(a.g(), out);
-      for (const auto& sg : a.graphs()) ExternalLocations(sg, out);
+      if (a.has_g()) ForEachGraph(a.g(), f);
+      for (const auto& sg : a.graphs()) ForEachGraph(sg, f);
     }
+}
+
+// External data locations of every initializer.
+std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
+  std::set<std::string> out;
+  ForEachGraph(main, [&](const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer())
+      if (t.data_location() == onnx::TensorProto::EXTERNAL)
+        for (const auto& kv : t.external_data())
+          if (kv.key() == "location") out.insert(kv.value());
+  });
+  return out;
 }
 
 // Names of the tensors a compiled entry may cache (DESIGN §4: the source resolves to an
 // initializer): initializers and Constant-node values of every graph. Values the runtime
 // computes by constant folding are packed at load, not cached.
-void SourceNames(const onnx::GraphProto& g, std::set<std::string>* out) {
-  for (const auto& t : g.initializer()) out->insert(t.name());
-  for (const auto& n : g.node()) {
-    if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
-        n.output_size() == 1)
-      for (const auto& a : n.attribute())
-        if (a.name() == "value" && a.has_t()) out->insert(n.output(0));
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) SourceNames(a.g(), out);
-      for (const auto& sg : a.graphs()) SourceNames(sg, out);
-    }
-  }
+std::set<std::string> SourceNames(const onnx::GraphProto& main) {
+  std::set<std::string> out;
+  ForEachGraph(main, [&](const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) out.insert(t.name());
+    for (const auto& n : g.node())
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+          n.output_size() == 1)
+        for (const auto& a : n.attribute())
+          if (a.name() == "value" && a.has_t()) out.insert(n.output(0));
+  });
+  return out;
 }
 
 // Weights the packing kernels read (input 1 of MatMul, Gemm and Conv) among `sources`: the
 // progress bar's total (a weight no form applies to is skipped, so this is an upper bound).
-void CountPackedWeights(const onnx::GraphProto& g, const std::set<std::string>& sources,
-                        std::set<std::string>* out) {
-  for (const auto& n : g.node()) {
-    if ((n.op_type() == "MatMul" || n.op_type() == "Gemm" || n.op_type() == "Conv") &&
-        n.input_size() > 1 && sources.count(n.input(1)))
-      out->insert(n.input(1));
-    for (const auto& a : n.attribute()) {
-      if (a.has_g()) CountPackedWeights(a.g(), sources, out);
-      for (const auto& sg : a.graphs()) CountPackedWeights(sg, sources, out);
-    }
-  }
+size_t CountPackedWeights(const onnx::GraphProto& main, const std::set<std::string>& sources) {
+  std::set<std::string> weights;
+  ForEachGraph(main, [&](const onnx::GraphProto& g) {
+    for (const auto& n : g.node())
+      if ((n.op_type() == "MatMul" || n.op_type() == "Gemm" || n.op_type() == "Conv") &&
+          n.input_size() > 1 && sources.count(n.input(1)))
+        weights.insert(n.input(1));
+  });
+  return weights.size();
 }
 
 // Makes MODEL's external data files resolvable from OUT's directory.
 Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
   const std::string src_dir = DirName(m.path), dst_dir = DirName(out_path);
   if (SameFile(src_dir, dst_dir)) return Status::Ok();
-  std::set<std::string> locs;
-  ExternalLocations(m.model->graph(), &locs);
+  const std::set<std::string> locs = ExternalLocations(m.model->graph());
 
   for (const auto& loc : locs) {
     const std::string from = JoinPath(src_dir, loc), to = JoinPath(dst_dir, loc);
@@ -172,15 +177,12 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   VT_ASSIGN_OR_RETURN(CompiledModel cm, ReadCompiledModel(model_path));
   CompileModelSummary sum;
 
-  std::set<std::string> sources;
-  SourceNames(cm.model->graph(), &sources);
+  const std::set<std::string> sources = SourceNames(cm.model->graph());
 
   std::vector<IsaLevel> devices;
   for (IsaLevel d : opts.devices)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
-  std::set<std::string> packed_weights;
-  CountPackedWeights(cm.model->graph(), sources, &packed_weights);
-  const size_t total = packed_weights.size() * devices.size();
+  const size_t total = CountPackedWeights(cm.model->graph(), sources) * devices.size();
   size_t done = 0;
 
   std::unique_ptr<PayloadWriter> writer;
@@ -331,8 +333,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   VT_RETURN_IF_ERROR(LinkExternalData(cm, out_path));
   cm.ext = std::move(ext);
   if (writer) VT_RETURN_IF_ERROR(writer->Commit());
-  const std::string model_dir_path = out_path;
-  Status st = WriteCompiledModel(cm, model_dir_path);
+  Status st = WriteCompiledModel(cm, out_path);
   if (!st.ok()) {
     if (writer) writer->Discard();
     return st;

@@ -15,6 +15,12 @@ namespace vt {
 Expected<Layout> GemmColumnPanels(int64_t k, int64_t n, int64_t panel,
                                   Encoding encoding = Encoding::kF32);
 
+// The same panels over a GEMM B operand stored as ONNX keeps it: `b_shape` is [K, N], or
+// [N, K] when `trans_b` (Gemm transB = 1; the layout is then the transpose). Errors: Make's,
+// and InvalidArgument when b_shape is not a matrix.
+Expected<Layout> GemmWeightPanels(const Shape& b_shape, bool trans_b, int64_t panel,
+                                  Encoding encoding = Encoding::kF32);
+
 // A block-quantized weight W[N, K] (rows N, blocks along K as GGUF and com.microsoft
 // MatMulNBits store them; K padded up to whole blocks of encoding's block_elems).
 //  kRowMajor:        blocks (n, kb) in row-major order: the stored form.

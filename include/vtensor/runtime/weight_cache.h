@@ -50,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "vtensor/base/file.h"
 #include "vtensor/format/vtensor_ext.pb.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/runtime/weight_form.h"
@@ -123,7 +124,7 @@ class WeightCache {
   std::string model_path_;
   std::vector<CacheEntryReport> report_;
   std::vector<std::unique_ptr<Entry>> entries_;
-  std::map<std::string, std::shared_ptr<const void>> payload_files_;
+  std::map<std::string, std::shared_ptr<MappedFile>> payload_files_;  // by path
   std::string memo_key_;             // "" when the memo is unusable
   std::vector<int> memo_verified_;   // entries the memo already covers
   std::vector<std::string> identity_files_;

@@ -1,6 +1,8 @@
 // Activation-epilogue kernel table and the portable/reference kernel.
 #include "kernels/conv/f32_conv_act.h"
 
+#include "kernels/cpu/kernel_select.h"
+
 #include <cstdlib>
 #include <string_view>
 
@@ -32,14 +34,8 @@ inline float Act(const F32ConvActParams& p, float v) {
   return v;
 }
 
-bool Avx512Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-bool Always() { return true; }
+constexpr auto Avx512Supported = CpuHasAvx512;
+constexpr auto Always = AlwaysSupported;
 
 const F32ConvActKernel kKernels[] = {
     {"f32_conv_act_avx512", "avx512", f32_conv_act_avx512, Avx512Supported},
@@ -47,14 +43,7 @@ const F32ConvActKernel kKernels[] = {
 };
 
 const F32ConvActKernel& Choose() {
-  if (const char* env = std::getenv("VT_F32_CONV_ACT_KERNEL"); env != nullptr && *env) {
-    std::string_view want(env);
-    for (const auto& k : kKernels)
-      if ((want == k.name || want == k.isa) && k.supported()) return k;
-  }
-  for (const auto& k : kKernels)
-    if (k.supported()) return k;
-  return kKernels[std::size(kKernels) - 1];
+  return ChooseKernelRow(std::span<const F32ConvActKernel>(kKernels), "VT_F32_CONV_ACT_KERNEL");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Depthwise kernel table and the portable/reference kernel.
 #include "kernels/conv/f32_dwconv.h"
 
+#include "kernels/cpu/kernel_select.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
@@ -23,14 +25,8 @@ void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float*
 }
 
 namespace {
-bool Avx512Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-bool Always() { return true; }
+constexpr auto Avx512Supported = CpuHasAvx512;
+constexpr auto Always = AlwaysSupported;
 
 const F32DwConvKernel kKernels[] = {
     {"f32_dwconv_multitap_avx512", "avx512", f32_dwconv_multitap_avx512, Avx512Supported},
@@ -38,14 +34,7 @@ const F32DwConvKernel kKernels[] = {
 };
 
 const F32DwConvKernel& Choose() {
-  if (const char* env = std::getenv("VT_F32_DWCONV_KERNEL"); env != nullptr && *env) {
-    std::string_view want(env);
-    for (const auto& k : kKernels)
-      if ((want == k.name || want == k.isa) && k.supported()) return k;
-  }
-  for (const auto& k : kKernels)
-    if (k.supported()) return k;
-  return kKernels[std::size(kKernels) - 1];
+  return ChooseKernelRow(std::span<const F32DwConvKernel>(kKernels), "VT_F32_DWCONV_KERNEL");
 }
 }  // namespace
 

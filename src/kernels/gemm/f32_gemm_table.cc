@@ -1,28 +1,16 @@
 #include "kernels/gemm/f32_gemm_table.h"
 
+#include "kernels/cpu/kernel_select.h"
+
 #include <cstdlib>
 #include <string>
 
 namespace vt::kernels {
 namespace {
 
-bool Avx512Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-bool Avx2Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
-bool Always() { return true; }
+constexpr auto Avx512Supported = CpuHasAvx512;
+constexpr auto Avx2Supported = CpuHasAvx2;
+constexpr auto Always = AlwaysSupported;
 
 const F32GemmKernel kKernels[] = {
     {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported},
@@ -41,15 +29,7 @@ const F32GemmKernel kKernels[] = {
 };
 
 const F32GemmKernel& Choose() {
-  const char* env = std::getenv("VT_F32_GEMM_KERNEL");
-  if (env != nullptr && *env != '\0') {
-    std::string_view want(env);
-    for (const auto& k : kKernels)
-      if ((want == k.name || want == k.isa) && k.supported()) return k;
-  }
-  for (const auto& k : kKernels)
-    if (k.supported()) return k;
-  return PortableF32GemmKernel();
+  return ChooseKernelRow(std::span<const F32GemmKernel>(kKernels), "VT_F32_GEMM_KERNEL");
 }
 
 }  // namespace
@@ -67,19 +47,23 @@ const F32GemmKernel& DefaultF32GemmKernel() {
   return k;
 }
 
+const F32GemmKernel& F32GemmRowForM(const F32GemmKernel& base, size_t m) {
+  const F32GemmKernel* best = &base;
+  auto padded = [&](const F32GemmKernel& k) { return (m + k.mr - 1) / k.mr * k.mr; };
+  for (const auto& k : kKernels) {
+    if (std::string_view(k.isa) != base.isa || k.nr != base.nr) continue;
+    // Rows shorter than the base are decode rows: only for GEMMs that fit in one tile.
+    if (k.mr < base.mr && m > k.mr) continue;
+    if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
+  }
+  return *best;
+}
+
 const F32GemmKernel& F32GemmKernelForM(size_t m) {
   const F32GemmKernel& def = DefaultF32GemmKernel();
   if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
     return def;
-  const F32GemmKernel* best = &def;
-  auto padded = [&](const F32GemmKernel& k) { return (m + k.mr - 1) / k.mr * k.mr; };
-  for (const auto& k : kKernels) {
-    if (std::string_view(k.isa) != def.isa || k.nr != def.nr || !k.supported()) continue;
-    // Rows shorter than the default are decode rows: only for GEMMs that fit in one tile.
-    if (k.mr < def.mr && m > k.mr) continue;
-    if (padded(k) < padded(*best) || (padded(k) == padded(*best) && k.mr > best->mr)) best = &k;
-  }
-  return *best;
+  return F32GemmRowForM(def, m);
 }
 
 const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n) {

@@ -36,6 +36,12 @@ const F32GemmKernel& DefaultF32GemmKernel();
 // Returns DefaultF32GemmKernel() when VT_F32_GEMM_KERNEL names a kernel.
 const F32GemmKernel& F32GemmKernelForM(size_t m);
 
+// The selection rule behind F32GemmKernelForM for any row `base` (for example the first row of
+// another ISA, when packing weights for another CPU): among the rows with base's ISA and NR, the
+// one wasting the fewest padded rows for `m` rows, then the tallest; rows shorter than base
+// only when the GEMM fits one of their tiles. Ignores VT_F32_GEMM_KERNEL and CPU support.
+const F32GemmKernel& F32GemmRowForM(const F32GemmKernel& base, size_t m);
+
 // The kernel for a GEMM of `m` rows and `n` columns whose B operand is not prepacked (read in
 // place or packed per call, so its panel width is free): the default ISA's widest-NR row when
 // the GEMM is large enough to fill its tiles (m >= 4 * its MR and n >= 2 * its NR; measured

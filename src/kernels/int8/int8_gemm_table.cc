@@ -1,20 +1,14 @@
 #include "kernels/int8/int8_gemm_table.h"
 
+#include "kernels/cpu/kernel_select.h"
+
 #include <cstdlib>
 
 namespace vt::kernels {
 namespace {
 
-bool Avx512VnniSupported() {
-#if defined(__x86_64__) || defined(__i386__)
-  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-#else
-  return false;
-#endif
-}
-bool Always() { return true; }
+constexpr auto Avx512VnniSupported = CpuHasAvx512Vnni;
+constexpr auto Always = AlwaysSupported;
 
 const Int8GemmKernel kKernels[] = {
     {"gemm_s8_u8_8x48_avx512vnni", 8, 48, "avx512vnni", gemm_s8_u8_8x48_avx512vnni,
@@ -27,14 +21,7 @@ const Int8GemmKernel kKernels[] = {
 };
 
 const Int8GemmKernel& Choose() {
-  if (const char* env = std::getenv("VT_INT8_GEMM_KERNEL"); env != nullptr && *env != '\0') {
-    const std::string_view want(env);
-    for (const auto& k : kKernels)
-      if ((want == k.name || want == k.isa) && k.supported()) return k;
-  }
-  for (const auto& k : kKernels)
-    if (k.supported()) return k;
-  return PortableInt8GemmKernel();
+  return ChooseKernelRow(std::span<const Int8GemmKernel>(kKernels), "VT_INT8_GEMM_KERNEL");
 }
 
 }  // namespace

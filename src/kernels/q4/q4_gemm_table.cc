@@ -1,37 +1,29 @@
 #include "kernels/q4/q4_gemm_table.h"
 
+#include "kernels/cpu/kernel_select.h"
+
 #include <cstdlib>
 
 namespace vt::kernels {
 namespace {
 
-bool Avx512Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  // libgcc's detection also checks that the OS saves the zmm/opmask state (XCR0).
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("fma");
-#else
-  return false;
-#endif
-}
+constexpr auto Avx512Supported = CpuHasAvx512;
+// The AVX2 row's file also uses F16C (scale conversion); the VNNI row's also VBMI (vpermt2b).
 bool Avx2Supported() {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         __builtin_cpu_supports("f16c");
+  return CpuHasAvx2() && __builtin_cpu_supports("f16c");
 #else
   return false;
 #endif
 }
 bool Avx512VnniSupported() {
 #if defined(__x86_64__) || defined(__i386__)
-  return Avx512Supported() && __builtin_cpu_supports("avx512vnni") &&
-         __builtin_cpu_supports("avx512vbmi");
+  return CpuHasAvx512Vnni() && __builtin_cpu_supports("avx512vbmi");
 #else
   return false;
 #endif
 }
-bool Always() { return true; }
+constexpr auto Always = AlwaysSupported;
 
 const Q4GemmKernel kQ4_0Kernels[] = {
     {"gemm_q4_0_q8_8x16_avx512vnni", "avx512vnni", kQ4MaxMr, 16, nullptr, Avx512VnniSupported,
@@ -58,15 +50,7 @@ const Q4GemmKernel* Find(std::span<const Q4GemmKernel> table, std::string_view n
 }
 
 const Q4GemmKernel& Choose(std::span<const Q4GemmKernel> table, const char* env_name) {
-  const char* env = std::getenv(env_name);
-  if (env != nullptr && *env != '\0') {
-    std::string_view want(env);
-    for (const auto& k : table)
-      if ((want == k.name || want == k.isa) && k.supported()) return k;
-  }
-  for (const auto& k : table)
-    if (k.supported()) return k;
-  return table.back();
+  return ChooseKernelRow(table, env_name);
 }
 
 }  // namespace

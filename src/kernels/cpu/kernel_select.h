@@ -1,0 +1,63 @@
+// Run-time dispatch shared by every kernel family (issue #6: "one table per family drives
+// dispatch, tests and benchmarks; ISA chosen once at run time from CPU features").
+//
+// The feature checks match the flags CMakeLists.txt compiles each ISA-specific file with, so a
+// row is only called where all the instructions its file may contain exist. libgcc's detection
+// also checks that the OS saves the vector state (XCR0).
+#pragma once
+
+#include <cstdlib>
+#include <span>
+#include <string_view>
+
+namespace vt::kernels {
+
+// *_avx512.cc: AVX-512 F, BW, VL, DQ and FMA.
+inline bool CpuHasAvx512() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+// *_avx512vnni.cc: the AVX-512 set plus VNNI.
+inline bool CpuHasAvx512Vnni() {
+#if defined(__x86_64__) || defined(__i386__)
+  return CpuHasAvx512() && __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+// *_avx2.cc: AVX2 and FMA.
+inline bool CpuHasAvx2() {
+#if defined(__x86_64__) || defined(__i386__)
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+// For portable rows.
+inline bool AlwaysSupported() { return true; }
+
+// The row a family dispatches to: the row named by environment variable `env_var` (a row name
+// or an ISA name such as "avx2", first matching row) when that row is supported, else the first
+// supported row of `rows` (ordered fastest first), else the last row (portable by convention).
+// Row needs `name`, `isa` and `supported()`.
+template <typename Row>
+const Row& ChooseKernelRow(std::span<const Row> rows, const char* env_var) {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') {
+    const std::string_view want(env);
+    for (const auto& k : rows)
+      if ((want == k.name || want == k.isa) && k.supported()) return k;
+  }
+  for (const auto& k : rows)
+    if (k.supported()) return k;
+  return rows.back();
+}
+
+}  // namespace vt::kernels

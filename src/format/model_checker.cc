@@ -377,7 +377,11 @@ class Checker {
     ctx.external = &resolver_;
     auto tensor = TensorFromProto(src, ctx);
     if (!tensor.ok()) return skip(tensor.status().message());
-    if (!IsFloatDType(tensor->dtype())) return skip("initializer is not a float tensor");
+    // 8-bit integer sources (MatMulNBits codes and zero points) are compared as exact floats.
+    if (!IsFloatDType(tensor->dtype()) && tensor->dtype() != DType::kUInt8 &&
+        tensor->dtype() != DType::kInt8)
+      return skip(std::string("initializer is ") + DTypeName(tensor->dtype()) +
+                  " (only float and 8-bit integer sources are decoded)");
     auto got = Decoded(i, t, tensor->shape(), bytes, size);
     if (!got) return;
     const int64_t n = tensor->numel();

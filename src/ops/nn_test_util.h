@@ -24,6 +24,7 @@ enum class Source { kFeed, kInitializer, kConstantNode };
 
 struct NnCall {
   std::string op;
+  std::string domain;  // "" = the default ONNX domain
   int opset = 17;
   std::vector<Attribute> attrs;
   std::vector<Tensor> inputs;  // undefined tensor = absent optional input
@@ -36,6 +37,7 @@ struct NnCall {
     Node node;
     node.name = "t";
     node.op_type = op;
+    node.domain = domain;
     node.opset = opset;
     std::vector<Value> values(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -65,7 +67,7 @@ struct NnCall {
     }
     for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
     for (const auto& a : attrs) node.attrs[a.name] = a;
-    const KernelFactory* f = KernelRegistry::Global().Find("", op, opset);
+    const KernelFactory* f = KernelRegistry::Global().Find(domain, op, opset);
     if (f == nullptr) return NotFound("no kernel for " + op);
     KernelInit init{node, g};
     VT_ASSIGN_OR_RETURN(auto kernel, (*f)(init));

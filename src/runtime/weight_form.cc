@@ -8,6 +8,8 @@
 
 #include "kernels/gemm/f32_gemm_pack.h"
 #include "kernels/gemm/f32_gemm_table.h"
+#include "kernels/nbits/nbits_gemm_table.h"
+#include "kernels/nbits/nbits_pack.h"
 #include "kernels/q4/q4_gemm_table.h"
 #include "kernels/q4/q4_pack.h"
 #include "vtensor/format/compiled_model.h"
@@ -26,6 +28,10 @@ constexpr const char kQ4_0GemmBType[] = "vt.q4_0_gemm_b";
 constexpr int64_t kQ4_0GemmBVersion = 1;
 constexpr const char kS8GemmBType[] = "vt.s8_per_channel_gemm_b_panels";
 constexpr int64_t kS8GemmBVersion = 1;
+constexpr const char kNBitsCodesType[] = "vt.nbits_codes_panels";
+constexpr const char kNBitsScalesType[] = "vt.nbits_scales_panels";
+constexpr const char kNBitsZeroPointsType[] = "vt.nbits_zero_points_panels";
+constexpr int64_t kNBitsVersion = 1;
 
 // The q4_0 table row a device of level `isa` uses (its panel height decides the layout).
 // On AVX-512 the int8-activation VNNI row (same panel height) is preferred when this CPU has
@@ -268,6 +274,73 @@ void ConvCandidates(const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
   out->push_back(std::move(c));
 }
 
+bool IsNBitsUse(WeightUse u) {
+  return u == WeightUse::kNBitsCodes || u == WeightUse::kNBitsScales ||
+         u == WeightUse::kNBitsZeroPoints;
+}
+
+// A MatMulNBits plane, row-major [rows][cols][unit] in the source's shape, as 16-row panels
+// (kernels/nbits/nbits_pack.h): unit (row, c) moves to ((row / 16) * cols + c) * 16 + row % 16.
+// Shapes: [rows, cols, unit], [rows, cols] (unit 1) or [rows * cols] (unit 1).
+Expected<Layout> NBitsPanelLayout(const Shape& shape, Encoding enc, int64_t rows, int64_t cols,
+                                  int64_t unit) {
+  const int64_t R = kernels::kNBitsRows;
+  const int64_t padded_rows = (rows + R - 1) / R * R;
+  LayoutSpec s;
+  s.shape = shape;
+  s.encoding = enc;
+  s.padded = shape;
+  if (shape.size() == 3 && shape[0] == rows && shape[1] == cols && shape[2] == unit) {
+    s.padded[0] = padded_rows;
+    s.levels = {{0, R, cols * R * unit}, {0, 1, unit}, {1, 1, R * unit}, {2, 1, 1}};
+  } else if (shape.size() == 2 && unit == 1 && shape[0] == rows && shape[1] == cols) {
+    s.padded[0] = padded_rows;
+    s.levels = {{0, R, cols * R}, {0, 1, 1}, {1, 1, R}};
+  } else if (shape.size() == 1 && unit == 1 && shape[0] == rows * cols) {
+    s.padded[0] = padded_rows * cols;
+    s.levels = {{0, R * cols, R * cols}, {0, cols, 1}, {0, 1, R}};
+  } else {
+    return InvalidArgument("plane " + ShapeToString(shape) + " is not [" + std::to_string(rows) +
+                           "," + std::to_string(cols) + (unit > 1 ? "," + std::to_string(unit) : "") +
+                           "] or its flattening");
+  }
+  return Layout::Make(s);
+}
+
+void NBitsCandidate(DType dtype, const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
+                    std::vector<WeightFormCandidate>* out) {
+  WeightFormCandidate c;
+  const char* kernel = isa == IsaLevel::kAvx512 ? "gemm_nbits4_f32_8x16_avx512"
+                                                : kernels::PortableNBitsGemmKernel().name;
+  const char* type = use.use == WeightUse::kNBitsCodes    ? kNBitsCodesType
+                     : use.use == WeightUse::kNBitsScales ? kNBitsScalesType
+                                                          : kNBitsZeroPointsType;
+  c.description = std::string("MatMulNBits plane in 16-row panels (") + type + ") for " + kernel;
+  const bool u8 = dtype == DType::kUInt8, f32 = dtype == DType::kFloat32;
+  if (!(u8 && use.use != WeightUse::kNBitsScales) && !(f32 && use.use != WeightUse::kNBitsCodes)) {
+    c.rejected = std::string("stored element type ") + DTypeName(dtype) +
+                 " (codes and packed zero points are uint8, scales float32; other scale types "
+                 "are widened at load, not cached)";
+    out->push_back(std::move(c));
+    return;
+  }
+  const int64_t unit = use.use == WeightUse::kNBitsCodes ? use.nbits_unit : 1;
+  auto l = NBitsPanelLayout(shape, u8 ? Encoding::kU8 : Encoding::kF32, use.nbits_rows,
+                            use.nbits_cols, unit);
+  if (!l.ok()) {
+    c.rejected = "layout not expressible: " + l.status().message();
+    out->push_back(std::move(c));
+    return;
+  }
+  WeightForm f = MakeForm(WeightFormKind::kNBitsPanels, type, kNBitsVersion, std::move(*l), isa,
+                          /*lossless=*/true, kernels::kNBitsRows, kernel);
+  f.nbits_rows = use.nbits_rows;
+  f.nbits_cols = use.nbits_cols;
+  f.nbits_unit_bytes = unit * static_cast<int64_t>(DTypeSize(dtype));
+  c.form = std::move(f);
+  out->push_back(std::move(c));
+}
+
 // 64-byte aligned zeroed buffer of `n` bytes owned by the returned PackedWeight.
 PackedWeight AllocPacked(size_t n) {
   const size_t rounded = (n + 63) / 64 * 64;
@@ -342,6 +415,10 @@ std::vector<WeightFormCandidate> WeightFormCandidates(DType dtype, const Shape& 
                                                       const WeightUseInfo& use, IsaLevel isa,
                                                       WeightProfile profile) {
   std::vector<WeightFormCandidate> out;
+  if (IsNBitsUse(use.use)) {
+    NBitsCandidate(dtype, shape, use, isa, &out);
+    return out;
+  }
   if (dtype != DType::kFloat32) {
     WeightFormCandidate c;
     c.description = "packed forms";
@@ -378,10 +455,38 @@ std::optional<int64_t> KnownWeightFormVersion(std::string_view type_name) {
   if (type_name == kF32ConvAType) return kF32ConvAVersion;
   if (type_name == kQ4_0GemmBType) return kQ4_0GemmBVersion;
   if (type_name == kS8GemmBType) return kS8GemmBVersion;
+  if (type_name == kNBitsCodesType || type_name == kNBitsScalesType ||
+      type_name == kNBitsZeroPointsType)
+    return kNBitsVersion;
   return std::nullopt;
 }
 
 Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& form) {
+  if (form.kind == WeightFormKind::kNBitsPanels) {
+    if (weight.shape() != form.layout.shape() ||
+        form.nbits_rows * form.nbits_cols * form.nbits_unit_bytes !=
+            static_cast<int64_t>(weight.nbytes()))
+      return InvalidArgument("packing form " + form.type_name + ": plane " +
+                             Dims(weight.shape()) + " does not hold " +
+                             std::to_string(form.nbits_rows) + " rows of " +
+                             std::to_string(form.nbits_cols) + " units");
+    const Tensor w = weight.Contiguous();
+    PackedWeight out = AllocPacked(static_cast<size_t>(form.bytes()));
+    if (kernels::NBitsPanelBytes(static_cast<size_t>(form.nbits_rows),
+                                 static_cast<size_t>(form.nbits_cols),
+                                 static_cast<size_t>(form.nbits_unit_bytes)) != out.size)
+      return Internal("form " + form.type_name + " of " + Dims(weight.shape()) +
+                      ": layout holds " + std::to_string(out.size) + " bytes, panels need " +
+                      std::to_string(kernels::NBitsPanelBytes(
+                          static_cast<size_t>(form.nbits_rows), static_cast<size_t>(form.nbits_cols),
+                          static_cast<size_t>(form.nbits_unit_bytes))));
+    kernels::PackNBitsRowsToPanels(static_cast<size_t>(form.nbits_rows),
+                                   static_cast<size_t>(form.nbits_cols),
+                                   static_cast<size_t>(form.nbits_unit_bytes),
+                                   static_cast<const uint8_t*>(w.raw_data()),
+                                   const_cast<uint8_t*>(out.data));
+    return out;
+  }
   if (weight.dtype() != DType::kFloat32)
     return InvalidArgument(std::string("packing form ") + form.type_name + ": weight is " +
                            DTypeName(weight.dtype()) + ", expected float32");
@@ -464,6 +569,8 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
       }
       break;
     }
+    case WeightFormKind::kNBitsPanels:  // packed above
+      break;
     case WeightFormKind::kQ4_0GemmB: {
       const size_t K = static_cast<size_t>(s[0]), N = static_cast<size_t>(s[1]);
       if (kernels::Q4_0PackedBytes(N, K, panel) != out.size)

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+
+#include "vtensor/layout/layout_pack.h"
 
 namespace vt {
 namespace {
@@ -77,6 +80,69 @@ TEST(WeightFormTest, CompactMatMulWeightIsInt4AndConvStaysF32) {
                              HostIsa(), WeightProfile::kCompact);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->kind, WeightFormKind::kF32ConvAPanels);
+}
+
+// MatMulNBits planes: a lossless panel form in both profiles and on every ISA level, for each
+// shape the operator allows, whose bytes are exactly the Layout the entry records (the packer
+// and the layout description agree), and rejected for float16 scales.
+TEST(WeightFormTest, MatMulNBitsPlanesArePanelLayoutsOfTheirSource) {
+  const int64_t N = 37, kb = 5;
+  struct Plane {
+    WeightUse use;
+    DType dtype;
+    Shape shape;
+    int64_t cols, unit;
+  };
+  const Plane planes[] = {
+      {WeightUse::kNBitsCodes, DType::kUInt8, {N, kb, 16}, kb, 16},
+      {WeightUse::kNBitsScales, DType::kFloat32, {N, kb}, kb, 1},
+      {WeightUse::kNBitsScales, DType::kFloat32, {N * kb}, kb, 1},
+      {WeightUse::kNBitsZeroPoints, DType::kUInt8, {N * 3}, 3, 1},
+      {WeightUse::kNBitsZeroPoints, DType::kUInt8, {N, 3}, 3, 1},
+      {WeightUse::kNBitsZeroPoints, DType::kFloat32, {N, kb}, kb, 1},
+  };
+  std::mt19937 g(5);
+  for (const Plane& p : planes) {
+    SCOPED_TRACE(ShapeToString(p.shape));
+    WeightUseInfo use{p.use};
+    use.nbits_rows = N;
+    use.nbits_cols = p.cols;
+    use.nbits_unit = p.unit;
+    Tensor t = Tensor::Empty(p.dtype, p.shape);
+    std::vector<float> logical(static_cast<size_t>(t.numel()));
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const int v = static_cast<int>(g() % 251);
+      logical[static_cast<size_t>(i)] = static_cast<float>(v);
+      if (p.dtype == DType::kUInt8) static_cast<uint8_t*>(t.raw_mutable_data())[i] = static_cast<uint8_t>(v);
+      else static_cast<float*>(t.raw_mutable_data())[i] = static_cast<float>(v);
+    }
+    for (IsaLevel isa : {IsaLevel::kBaseline, IsaLevel::kAvx2, IsaLevel::kAvx512})
+      for (WeightProfile prof : {WeightProfile::kExact, WeightProfile::kCompact}) {
+        auto f = ResolveWeightForm(p.dtype, p.shape, use, isa, prof);
+        ASSERT_TRUE(f.has_value());
+        EXPECT_EQ(f->kind, WeightFormKind::kNBitsPanels);
+        EXPECT_TRUE(f->lossless);
+        EXPECT_EQ(f->layout.shape(), p.shape);
+        EXPECT_EQ(KnownWeightFormVersion(f->type_name), f->format_version);
+        auto packed = PackWeightForm(t, *f);
+        ASSERT_TRUE(packed.ok()) << packed.status().message();
+        auto via_layout = PackFloats(logical.data(), f->layout);
+        ASSERT_TRUE(via_layout.ok()) << via_layout.status().message();
+        ASSERT_EQ(via_layout->size(), packed->size);
+        EXPECT_EQ(0, std::memcmp(via_layout->data(), packed->data, packed->size));
+      }
+  }
+  WeightUseInfo use{WeightUse::kNBitsScales};
+  use.nbits_rows = N;
+  use.nbits_cols = kb;
+  const auto c = WeightFormCandidates(DType::kFloat16, {N, kb}, use, IsaLevel::kAvx512,
+                                      WeightProfile::kExact);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_FALSE(c[0].rejected.empty());
+  // A plane whose shape does not match the geometry is rejected, not mis-packed.
+  use.nbits_cols = kb + 1;
+  EXPECT_FALSE(ResolveWeightForm(DType::kFloat32, {N, kb}, use, IsaLevel::kAvx512,
+                                 WeightProfile::kExact).has_value());
 }
 
 }  // namespace

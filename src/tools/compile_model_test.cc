@@ -13,12 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
 #include "passes/test_model_builder.h"
+#include "tools/synthetic_transformer.h"
 #include "vtensor/base/file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/runtime/session.h"
@@ -530,6 +532,106 @@ TEST_F(CompiledCacheTest, CompactProfileHitEqualsMiss) {
     }
   }
   ExpectSameOutputs(exact);
+}
+
+// com.microsoft MatMulNBits (issue #4 "and MatMulNBits where present"): each plane (codes,
+// scales, zero points) is its own entry whose source digest covers only that initializer, so
+// a stale scales tensor misses alone while the codes and zero points of the same node still
+// hit; a flipped codes byte is a payload-digest miss; outputs are always bit-identical to a
+// run without the cache of the same model file.
+TEST(CompiledCacheNBitsTest, PlanesHitAndFaultsMissPerPlane) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  TransformerConfig c;
+  c.hidden = 64;
+  c.ffn = 172;  // ragged last block of w_down
+  c.heads = 4;
+  c.layers = 1;
+  c.seq = 3;
+  c.seed = 9;
+  c.nbits_block = 32;
+  c.nbits_zero_points = true;
+  const std::string src = dir.path() + "/nb.onnx", out = dir.path() + "/nbc.onnx";
+  ASSERT_TRUE(WriteSyntheticTransformer(c, src, WeightStorage::kInline).ok());
+  CompileModelOptions o;
+  o.devices = {HostIsa()};
+  CompileModelSummary sum;
+  ASSERT_TRUE(CompileModel(src, out, o, &sum).ok());
+  ASSERT_EQ(sum.entries, 21u);  // 7 projections x (codes, scales, zero points)
+  std::vector<float> x(static_cast<size_t>(c.seq * c.hidden));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i) + 0.1f);
+  auto run = [&](const std::string& path, CacheOptions cache) {
+    SessionOptions so;
+    so.cache = std::move(cache);
+    Outcome r;
+    auto s = Session::Load(path, so);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (!s.ok()) return r;
+    auto y = (*s)->Run({Value(Tensor::FromF32(x, {1, c.seq, c.hidden}))});
+    EXPECT_TRUE(y.ok()) << y.status().ToString();
+    if (y.ok()) {
+      const Tensor t = (*y)[0].tensor().Contiguous();
+      r.outputs.emplace_back(static_cast<const char*>(t.raw_data()), t.nbytes());
+    }
+    r.report = (*s)->cache_report();
+    return r;
+  };
+  const Outcome ref = run(src, NoCache());
+  const Outcome hit = run(out, Verify(VerifyPolicy::kAlways));
+  EXPECT_EQ(CountState(hit, EntryState::kHit), 21);
+  ASSERT_EQ(hit.outputs, ref.outputs);
+
+  auto edit = [&](const std::function<void(CompiledModel&)>& f) {
+    auto cm = ReadCompiledModel(out);
+    ASSERT_TRUE(cm.ok()) << cm.status().ToString();
+    f(*cm);
+    ASSERT_TRUE(WriteCompiledModel(*cm, out).ok());
+  };
+  const std::string stale_name = "layers.0.ffn.w_up.scales";
+  edit([&](CompiledModel& cm) {
+    for (auto& t : *cm.model->mutable_graph()->mutable_initializer())
+      if (t.name() == stale_name) {
+        float v;
+        std::memcpy(&v, t.raw_data().data() + 8, 4);
+        v *= 1.5f;
+        std::memcpy(t.mutable_raw_data()->data() + 8, &v, 4);
+      }
+  });
+  const Outcome stale = run(out, Verify(VerifyPolicy::kAlways));
+  for (const auto& r : stale.report) {
+    if (r.source_name == stale_name) {
+      EXPECT_EQ(r.state, EntryState::kMiss);
+      EXPECT_EQ(r.reason, "digest-mismatch") << r.detail;
+    } else {
+      EXPECT_EQ(r.state, EntryState::kHit) << r.source_name << " " << r.detail;
+    }
+  }
+  const Outcome fresh = run(out, NoCache());
+  EXPECT_EQ(stale.outputs, fresh.outputs);
+  EXPECT_NE(fresh.outputs, ref.outputs) << "the edited scale must change the result";
+
+  // A flipped byte inside the codes payload of another projection.
+  int codes = -1;
+  {
+    auto cm = ReadCompiledModel(out);
+    ASSERT_TRUE(cm.ok());
+    for (int i = 0; i < cm->ext.compiled_tensors_size(); ++i)
+      if (cm->ext.compiled_tensors(i).source_name() == "layers.0.attn.wv.q") codes = i;
+    ASSERT_GE(codes, 0);
+    const auto& ex = cm->ext.compiled_tensors(codes).value().external();
+    int fd = ::open((out + ".vtpack").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    uint8_t b = 0;
+    const off_t at = static_cast<off_t>(ex.offset() + ex.length() / 2);
+    ASSERT_EQ(::pread(fd, &b, 1, at), 1);
+    b ^= 0x21;
+    ASSERT_EQ(::pwrite(fd, &b, 1, at), 1);
+    ::close(fd);
+  }
+  const Outcome flipped = run(out, Verify(VerifyPolicy::kAlways));
+  for (const auto& r : flipped.report)
+    if (r.index == codes) EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+  EXPECT_EQ(flipped.outputs, fresh.outputs);
 }
 
 }  // namespace

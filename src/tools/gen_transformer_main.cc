@@ -5,6 +5,7 @@
 // usage: vtensor-gen-transformer -o OUT.onnx [--hidden H] [--ffn F] [--heads A]
 //          [--layers L | --target-bytes BYTES] [--seq S] [--batch B] [--dynamic-seq]
 //          [--norm rms|layer] [--epsilon E] [--seed N] [--external | --inline] [--opset 13..17]
+//          [--nbits-block BS [--nbits-zero-points]]
 // Defaults: llama-7B block shapes (H=4096, F=11008, A=32), L=1, S=128, B=1, RMS norm, seed 0,
 // opset 17; weights external (OUT.data, 4096-aligned offsets) when they exceed 100 MiB.
 // Exit status: 0 written, 2 bad option or write failure (no file left behind).
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
   auto* ext = app.add_flag("--external", external, "weights in OUT.data (default above 100 MiB)");
   app.add_flag("--inline", inline_weights, "weights inside the model file")->excludes(ext);
   app.add_option("--opset", c.opset, "ONNX opset, 13..17 (default 17)");
+  app.add_option("--nbits-block", c.nbits_block,
+                 "projections as com.microsoft MatMulNBits, 4-bit, this block size (power of two >= 16)");
+  app.add_flag("--nbits-zero-points", c.nbits_zero_points,
+               "MatMulNBits weights with uint8 zero points (asymmetric)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -64,9 +69,10 @@ int main(int argc, char** argv) {
       fmt::print(stderr, "error: {}\n", r.status().message());
       return 2;
     }
-    fmt::print("{}: {} layers (H={} F={} heads={} {}), {} weights, {:.1f} MiB f32{}\n", r->model_path,
+    fmt::print("{}: {} layers (H={} F={} heads={} {}), {} weights, {:.1f} MiB f32{}{}\n", r->model_path,
                c.layers, c.hidden, c.ffn, c.heads, norm == "layer" ? "LayerNorm" : "RMSNorm",
                r->num_weights, static_cast<double>(r->weight_bytes) / (1 << 20),
+               c.nbits_block > 0 ? " before 4-bit MatMulNBits quantization" : "",
                r->data_path.empty() ? " inline" : " in " + r->data_path);
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: out of memory while building the model\n");

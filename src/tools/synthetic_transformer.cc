@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -34,10 +35,16 @@ struct WeightInit {
   int64_t fan_in = 1;
 };
 
+// A MatMulNBits plane of matrix `stream` (NBitsPlane::kNone: the f32 tensor itself).
+enum class NBitsPlane { kNone, kCodes, kScales, kZeroPoints };
+
 struct WeightSpec {
   std::string name;
   std::vector<int64_t> dims;
   WeightInit init;
+  uint64_t stream = 0;  // PRNG stream of the values (the f32 tensor's index in graph order)
+  NBitsPlane plane = NBitsPlane::kNone;
+  std::vector<int64_t> matrix;  // kCodes..: the source matrix [in, out]
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
@@ -71,17 +78,107 @@ void FillWeights(const WeightSpec& w, uint64_t seed, uint64_t index, int64_t fir
   }
 }
 
-// Every weight in graph order (the index is the stream number).
+// The three planes of a MatMulNBits weight quantized from f32 matrix W[in, out] (see the
+// header): codes [out, kb, bs/2], scales [out, kb], zero points [out, ceil(kb/2)].
+struct NBitsPlanes {
+  std::vector<uint8_t> codes;
+  std::vector<float> scales;
+  std::vector<uint8_t> zp;
+};
+
+NBitsPlanes QuantizeNBits(const WeightSpec& w, const TransformerConfig& c) {
+  const int64_t in = w.matrix[0], out = w.matrix[1], bs = c.nbits_block, kb = (in + bs - 1) / bs;
+  NBitsPlanes p;
+  p.codes.assign(static_cast<size_t>(out * kb * bs / 2), 0);
+  p.scales.assign(static_cast<size_t>(out * kb), 0.0f);
+  if (c.nbits_zero_points) p.zp.assign(static_cast<size_t>(out * ((kb + 1) / 2)), 0);
+  std::vector<float> m(static_cast<size_t>(in * out));
+  FillWeights(w, c.seed, w.stream, 0, m.data(), m.size());
+  std::vector<float> blk(static_cast<size_t>(bs));
+  for (int64_t n = 0; n < out; ++n)
+    for (int64_t b = 0; b < kb; ++b) {
+      const int64_t len = std::min(bs, in - b * bs);
+      float lo = 0.0f, hi = 0.0f, amax = 0.0f;
+      for (int64_t j = 0; j < len; ++j) {
+        const float v = m[static_cast<size_t>((b * bs + j) * out + n)];
+        blk[static_cast<size_t>(j)] = v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        amax = std::max(amax, std::fabs(v));
+      }
+      float scale, zp = 8.0f;
+      if (c.nbits_zero_points) {
+        scale = (hi - lo) / 15.0f;
+        if (scale == 0.0f) scale = 1.0f;
+        zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 15.0f);
+        uint8_t& z = p.zp[static_cast<size_t>(n * ((kb + 1) / 2) + b / 2)];
+        z = static_cast<uint8_t>(z | (static_cast<uint8_t>(zp) << ((b % 2) * 4)));
+      } else {
+        scale = amax / 7.0f;
+        if (scale == 0.0f) scale = 1.0f;
+      }
+      p.scales[static_cast<size_t>(n * kb + b)] = scale;
+      uint8_t* q = &p.codes[static_cast<size_t>((n * kb + b) * (bs / 2))];
+      for (int64_t j = 0; j < len; ++j) {
+        const auto u = static_cast<uint8_t>(
+            std::clamp(std::nearbyint(blk[static_cast<size_t>(j)] / scale) + zp, 0.0f, 15.0f));
+        q[j / 2] = static_cast<uint8_t>(q[j / 2] | (u << ((j % 2) * 4)));
+      }
+    }
+  return p;
+}
+
+// Bytes of a MatMulNBits plane (quantizing its matrix; the last matrix is remembered, since
+// its planes are written one after another).
+const std::vector<uint8_t>& NBitsPlaneBytes(const WeightSpec& w, const TransformerConfig& c) {
+  static thread_local std::string key;
+  static thread_local NBitsPlanes planes;
+  static thread_local std::vector<uint8_t> bytes;
+  const std::string k = std::to_string(c.seed) + "/" + std::to_string(w.stream) + "/" +
+                        std::to_string(c.nbits_block) + "/" + std::to_string(c.nbits_zero_points);
+  if (k != key) {
+    planes = QuantizeNBits(w, c);
+    key = k;
+  }
+  switch (w.plane) {
+    case NBitsPlane::kCodes: bytes = planes.codes; break;
+    case NBitsPlane::kScales:
+      bytes.resize(planes.scales.size() * sizeof(float));
+      std::memcpy(bytes.data(), planes.scales.data(), bytes.size());
+      break;
+    default: bytes = planes.zp; break;
+  }
+  return bytes;
+}
+
+int64_t SpecBytes(const WeightSpec& w) {
+  return w.plane == NBitsPlane::kCodes || w.plane == NBitsPlane::kZeroPoints ? w.numel()
+                                                                             : w.numel() * 4;
+}
+
+// Every weight in graph order; f32 tensor t draws from stream t.
 std::vector<WeightSpec> PlanWeights(const TransformerConfig& c) {
   const int64_t H = c.hidden, F = c.ffn;
   const bool bias = c.norm == NormKind::kLayer;
   std::vector<WeightSpec> w;
+  uint64_t stream = 0;
   auto norm = [&](int64_t l, WeightRole scale, WeightRole b) {
-    w.push_back({TransformerWeightName(l, scale), {H}, {WeightInit::kScale}});
-    if (bias) w.push_back({TransformerWeightName(l, b), {H}, {WeightInit::kBias}});
+    w.push_back({TransformerWeightName(l, scale), {H}, {WeightInit::kScale}, stream++, NBitsPlane::kNone, {}});
+    if (bias) w.push_back({TransformerWeightName(l, b), {H}, {WeightInit::kBias}, stream++, NBitsPlane::kNone, {}});
   };
   auto mat = [&](int64_t l, WeightRole r, int64_t in, int64_t out) {
-    w.push_back({TransformerWeightName(l, r), {in, out}, {WeightInit::kMatrix, in}});
+    const WeightInit init{WeightInit::kMatrix, in};
+    const std::string name = TransformerWeightName(l, r);
+    const uint64_t s = stream++;
+    if (c.nbits_block <= 0) {
+      w.push_back({name, {in, out}, init, s, NBitsPlane::kNone, {}});
+      return;
+    }
+    const int64_t bs = c.nbits_block, kb = (in + bs - 1) / bs;
+    w.push_back({name + ".q", {out, kb, bs / 2}, init, s, NBitsPlane::kCodes, {in, out}});
+    w.push_back({name + ".scales", {out, kb}, init, s, NBitsPlane::kScales, {in, out}});
+    if (c.nbits_zero_points)
+      w.push_back({name + ".zp", {out, (kb + 1) / 2}, init, s, NBitsPlane::kZeroPoints, {in, out}});
   };
   for (int64_t l = 0; l < c.layers; ++l) {
     norm(l, WeightRole::kAttnNorm, WeightRole::kAttnNormBias);
@@ -193,14 +290,30 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
     return out;
   };
 
+  // x @ W: MatMul, or MatMulNBits over W's planes.
+  auto project = [&](const std::string& x, int64_t l, WeightRole r, int64_t in, int64_t out,
+                     const std::string& name) {
+    const std::string wn = TransformerWeightName(l, r);
+    if (c.nbits_block <= 0) return w.Node("MatMul", {x, wn}, name);
+    std::vector<std::string> ins = {x, wn + ".q", wn + ".scales"};
+    if (c.nbits_zero_points) ins.push_back(wn + ".zp");
+    onnx::NodeProto* n;
+    w.Node("MatMulNBits", ins, name, &n);
+    n->set_domain("com.microsoft");
+    GraphWriter::AttrInt(n, "K", in);
+    GraphWriter::AttrInt(n, "N", out);
+    GraphWriter::AttrInt(n, "bits", 4);
+    GraphWriter::AttrInt(n, "block_size", c.nbits_block);
+    return name;
+  };
+  const int64_t H = c.hidden, F = c.ffn;
   std::string h = "x";
   for (int64_t l = 0; l < c.layers; ++l) {
     const std::string p = "layers." + std::to_string(l);
-    auto W = [&](WeightRole r) { return TransformerWeightName(l, r); };
     const std::string n1 = norm(h, p + ".attn_norm.out", l, WeightRole::kAttnNorm, WeightRole::kAttnNormBias);
-    const std::string q = w.Node("MatMul", {n1, W(WeightRole::kWq)}, p + ".attn.q");
-    const std::string k = w.Node("MatMul", {n1, W(WeightRole::kWk)}, p + ".attn.k");
-    const std::string v = w.Node("MatMul", {n1, W(WeightRole::kWv)}, p + ".attn.v");
+    const std::string q = project(n1, l, WeightRole::kWq, H, H, p + ".attn.q");
+    const std::string k = project(n1, l, WeightRole::kWk, H, H, p + ".attn.k");
+    const std::string v = project(n1, l, WeightRole::kWv, H, H, p + ".attn.v");
     const std::string q4 = perm(w.Node("Reshape", {q, "const.heads_shape"}, p + ".attn.q_heads"), p + ".attn.q_t",
                                 {0, 2, 1, 3});
     const std::string kt = perm(w.Node("Reshape", {k, "const.heads_shape"}, p + ".attn.k_heads"), p + ".attn.k_t",
@@ -214,15 +327,15 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
     GraphWriter::AttrInt(sm, "axis", -1);
     const std::string ctx = perm(w.Node("MatMul", {probs, v4}, p + ".attn.ctx_heads"), p + ".attn.ctx_t", {0, 2, 1, 3});
     const std::string merged = w.Node("Reshape", {ctx, "const.hidden_shape"}, p + ".attn.ctx");
-    const std::string o = w.Node("MatMul", {merged, W(WeightRole::kWo)}, p + ".attn.out");
+    const std::string o = project(merged, l, WeightRole::kWo, H, H, p + ".attn.out");
     h = w.Node("Add", {h, o}, p + ".attn.residual");
 
     const std::string n2 = norm(h, p + ".ffn_norm.out", l, WeightRole::kFfnNorm, WeightRole::kFfnNormBias);
-    const std::string gt = w.Node("MatMul", {n2, W(WeightRole::kWgate)}, p + ".ffn.gate");
-    const std::string up = w.Node("MatMul", {n2, W(WeightRole::kWup)}, p + ".ffn.up");
+    const std::string gt = project(n2, l, WeightRole::kWgate, H, F, p + ".ffn.gate");
+    const std::string up = project(n2, l, WeightRole::kWup, H, F, p + ".ffn.up");
     const std::string silu = w.Node("Mul", {gt, w.Node("Sigmoid", {gt}, p + ".ffn.gate_sigmoid")}, p + ".ffn.silu");
     const std::string act = w.Node("Mul", {silu, up}, p + ".ffn.act");
-    const std::string down = w.Node("MatMul", {act, W(WeightRole::kWdown)}, p + ".ffn.down");
+    const std::string down = project(act, l, WeightRole::kWdown, F, H, p + ".ffn.down");
     h = w.Node("Add", {h, down}, p + ".ffn.residual");
   }
   norm(h, "y", -1, WeightRole::kFinalNorm, WeightRole::kFinalNormBias);
@@ -256,9 +369,14 @@ Status WriteExternalWeights(const TransformerConfig& c, const std::vector<Weight
     const uint64_t offset = (data.size() + kExternalAlignment - 1) / kExternalAlignment * kExternalAlignment;
     VT_RETURN_IF_ERROR(data.PadTo(offset));
     const int64_t n = specs[t].numel();
-    for (int64_t first = 0; first < n; first += static_cast<int64_t>(kChunkElems)) {
+    if (specs[t].plane != NBitsPlane::kNone) {
+      const std::vector<uint8_t>& b = NBitsPlaneBytes(specs[t], c);
+      VT_RETURN_IF_ERROR(data.Write(b.data(), b.size()));
+    }
+    for (int64_t first = 0; specs[t].plane == NBitsPlane::kNone && first < n;
+         first += static_cast<int64_t>(kChunkElems)) {
       const size_t m = static_cast<size_t>(std::min<int64_t>(n - first, static_cast<int64_t>(kChunkElems)));
-      FillWeights(specs[t], c.seed, t, first, buf.data(), m);
+      FillWeights(specs[t], c.seed, specs[t].stream, first, buf.data(), m);
       VT_RETURN_IF_ERROR(data.Write(buf.data(), m * sizeof(float)));
     }
     onnx::TensorProto* tp = g->mutable_initializer(first_init + static_cast<int>(t));
@@ -270,7 +388,7 @@ Status WriteExternalWeights(const TransformerConfig& c, const std::vector<Weight
     };
     add("location", location);
     add("offset", std::to_string(offset));
-    add("length", std::to_string(n * static_cast<int64_t>(sizeof(float))));
+    add("length", std::to_string(SpecBytes(specs[t])));
   }
   return Status::Ok();
 }
@@ -315,6 +433,11 @@ Status ValidateTransformerConfig(const TransformerConfig& c) {
                            std::to_string(c.opset));
   if (c.norm == NormKind::kLayer && c.opset < 17)
     return InvalidArgument("--norm layer needs --opset 17 (LayerNormalization), got " + std::to_string(c.opset));
+  if (c.nbits_block != 0 && (c.nbits_block < 16 || (c.nbits_block & (c.nbits_block - 1)) != 0))
+    return InvalidArgument("--nbits-block must be a power of two >= 16, got " +
+                           std::to_string(c.nbits_block));
+  if (c.nbits_zero_points && c.nbits_block == 0)
+    return InvalidArgument("--nbits-zero-points needs --nbits-block");
   if (!(c.epsilon > 0.0f) || !std::isfinite(c.epsilon))
     return InvalidArgument("--epsilon must be a positive finite number");
   // Byte counts: 4 * L * (4H^2 + 3HF + 4H) <= 4 * L * 8 * max(H^2, HF) must fit, and so must
@@ -370,6 +493,11 @@ Expected<GeneratedTransformer> WriteSyntheticTransformer(const TransformerConfig
   mp.set_producer_version("1");
   mp.set_doc_string("Synthetic transformer (random weights), src/tools/synthetic_transformer.h");
   mp.add_opset_import()->set_version(c.opset);
+  if (c.nbits_block > 0) {
+    auto* ms = mp.add_opset_import();
+    ms->set_domain("com.microsoft");
+    ms->set_version(1);
+  }
   SetMetadata(c, &mp);
   onnx::GraphProto* g = mp.mutable_graph();
   g->set_name("synthetic_transformer");
@@ -383,7 +511,9 @@ Expected<GeneratedTransformer> WriteSyntheticTransformer(const TransformerConfig
   for (const WeightSpec& s : specs) {
     onnx::TensorProto* tp = g->add_initializer();
     tp->set_name(s.name);
-    tp->set_data_type(onnx::TensorProto::FLOAT);
+    tp->set_data_type(s.plane == NBitsPlane::kCodes || s.plane == NBitsPlane::kZeroPoints
+                          ? onnx::TensorProto::UINT8
+                          : onnx::TensorProto::FLOAT);
     for (int64_t d : s.dims) tp->add_dims(d);
   }
 
@@ -396,8 +526,14 @@ Expected<GeneratedTransformer> WriteSyntheticTransformer(const TransformerConfig
   } else {
     for (size_t t = 0; t < specs.size(); ++t) {
       std::string* raw = g->mutable_initializer(first_init + static_cast<int>(t))->mutable_raw_data();
+      if (specs[t].plane != NBitsPlane::kNone) {
+        const std::vector<uint8_t>& b = NBitsPlaneBytes(specs[t], c);
+        raw->assign(reinterpret_cast<const char*>(b.data()), b.size());
+        continue;
+      }
       raw->resize(static_cast<size_t>(specs[t].numel()) * sizeof(float));
-      FillWeights(specs[t], c.seed, t, 0, reinterpret_cast<float*>(raw->data()), static_cast<size_t>(specs[t].numel()));
+      FillWeights(specs[t], c.seed, specs[t].stream, 0, reinterpret_cast<float*>(raw->data()),
+                  static_cast<size_t>(specs[t].numel()));
     }
   }
 

@@ -23,6 +23,15 @@
 // (variance 1/fan_in, keeping activations O(1)); norm scales 1 + U[-0.1, 0.1); norm biases
 // U[-0.05, 0.05).
 //
+// MatMulNBits (nbits_block = bs > 0): weight W[in, out] becomes three initializers, W.q uint8
+// [out, kb, bs/2] (kb = ceil(in / bs), codes low nibble first, padding codes 0), W.scales f32
+// [out, kb] and, with zero points, W.zp uint8 [out, ceil(kb/2)] (block b of row n in nibble
+// b % 2 of byte b / 2); node MatMulNBits(n, W.q, W.scales[, W.zp]) with K = in, N = out,
+// bits = 4, block_size = bs (model opset_import adds com.microsoft 1). Per (n, block):
+// symmetric scale = amax / 7, code = clamp(round(w / scale) + 8, 0, 15); with zero points
+// scale = (max(0, max) - min(0, min)) / 15, zp = clamp(round(-min(0, min) / scale), 0, 15),
+// code = clamp(round(w / scale) + zp, 0, 15) (scale 1 for an all-zero block).
+//
 // External data (ONNX external data spec, onnx/docs/ExternalData.md): every weight goes to one
 // file next to the model (location = model file name + ".data"), each tensor's offset a multiple
 // of kExternalAlignment, with keys location / offset / length. The weights are generated and
@@ -52,6 +61,10 @@ struct TransformerConfig {
   float epsilon = 1e-5f;
   uint64_t seed = 0;
   int64_t opset = 17;  // 13..17; LayerNormalization needs 17
+  // > 0: the seven projections are com.microsoft MatMulNBits (bits 4, this block size, a power
+  // of two >= 16) instead of MatMul, quantized from the same f32 weights (see below).
+  int64_t nbits_block = 0;
+  bool nbits_zero_points = false;  // MatMulNBits weights carry uint8 zero points (asymmetric)
 };
 
 enum class WeightStorage {

@@ -9,12 +9,13 @@
 # changes results by its quantization error, so only hit == miss is required there.
 #
 # usage: realmodels_hit_miss.sh VTENSOR_BIN CASE DATA_DIR
-#        realmodels_hit_miss.sh VTENSOR_BIN --synthetic GEN_BIN
+#        realmodels_hit_miss.sh VTENSOR_BIN --synthetic GEN_BIN ["EXTRA GENERATOR FLAGS"]
 # The second form does the same on a small vtensor-gen-transformer model (external weights)
-# with a deterministic non-zero input. Exit 77 (skipped) when the real model is not in the
+# with a deterministic non-zero input (extra flags, e.g. "--nbits-block 32 --nbits-zero-points"
+# for com.microsoft MatMulNBits projections, are passed to the generator). Exit 77 (skipped) when the real model is not in the
 # model cache, or GEN_BIN / python3 (used to write the input) is missing.
 set -euo pipefail
-[[ $# -eq 3 ]] || { echo "usage: $0 VTENSOR_BIN CASE DATA_DIR | VTENSOR_BIN --synthetic GEN_BIN" >&2; exit 2; }
+[[ $# -eq 3 || ( $# -eq 4 && "$2" == "--synthetic" ) ]] || { echo "usage: $0 VTENSOR_BIN CASE DATA_DIR | VTENSOR_BIN --synthetic GEN_BIN [FLAGS]" >&2; exit 2; }
 vtensor="$1"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 tmp="$(mktemp -d)"
@@ -29,7 +30,8 @@ if [[ "$2" == "--synthetic" ]]; then
   model="$tmp/src/synth.onnx"
   mkdir -p "$tmp/src" "$tmp/data"
   # Hidden 64 (two 32-blocks for the compact int4 form), FFN 192, 2 layers, weights in synth.onnx.data.
-  run "$gen" -o "$model" --hidden 64 --ffn 192 --heads 4 --layers 2 --seq 5 --external --seed 5
+  # shellcheck disable=SC2086
+  run "$gen" -o "$model" --hidden 64 --ffn 192 --heads 4 --layers 2 --seq 5 --external --seed 5 ${4:-}
   # input_0.pb: TensorProto x f32 [1,5,64], x[i] = sin(0.37 i + 0.1).
   python3 - "$tmp/data/input_0.pb" <<'EOF'
 import math, struct, sys
@@ -46,7 +48,7 @@ msg += b"\x42" + varint(1) + b"x" + b"\x4a" + varint(len(raw)) + raw
 open(sys.argv[1], "wb").write(msg)
 EOF
   data="$tmp/data"
-  label="synthetic transformer"
+  label="synthetic transformer${4:+ ($4)}"
 else
   case="$2" data="$3"
   model="$("$root/scripts/fetch_models.sh" --print-cache)/$case/model.onnx"

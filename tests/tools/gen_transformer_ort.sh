@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # vtensor-gen-transformer models run in ONNX Runtime 1.30 (npm onnxruntime-node) and in
 # `vtensor run`, which must agree (rtol 1e-3, atol 1e-4): RMS norm with inline weights, layer norm
-# with external weights, a symbolic sequence dim fed with another length and batch 2, opset 13.
+# with external weights, a symbolic sequence dim fed with another length and batch 2, opset 13, and
+# com.microsoft MatMulNBits projections.
 # Every model must also pass `vtensor check`. Exit 77 (skipped) when node or onnxruntime-node is
 # missing; onnxruntime-node is looked up in ${VTENSOR_ORT_CACHE:-~/.cache/vtensor/ort}/
 # onnxruntime-node-1.30.0 (scripts/compare_ort.sh installs it there) and tests/format/ort.
@@ -28,6 +29,11 @@ cases=(
   "layer_external|--hidden 64 --ffn 172 --heads 4 --layers 2 --seq 5 --external --norm layer --seed 2|1x5x64"
   "dynamic_seq|--hidden 96 --ffn 256 --heads 3 --layers 3 --seq 4 --batch 2 --dynamic-seq --seed 3|2x9x96"
   "opset13|--hidden 32 --ffn 80 --heads 2 --layers 1 --seq 6 --opset 13 --seed 4|1x6x32"
+  # com.microsoft MatMulNBits (4-bit): symmetric block 32 (FFN 172: ragged last block), zero
+  # points with block 64 and 3 rows (the kernel's M > 1 path), block 16 (general path).
+  "nbits32|--hidden 64 --ffn 172 --heads 4 --layers 2 --seq 1 --inline --seed 6 --nbits-block 32|1x1x64"
+  "nbits64_zp|--hidden 128 --ffn 300 --heads 4 --layers 1 --seq 3 --external --seed 7 --nbits-block 64 --nbits-zero-points|1x3x128"
+  "nbits16_zp|--hidden 64 --ffn 100 --heads 2 --layers 1 --seq 2 --inline --seed 8 --nbits-block 16 --nbits-zero-points|1x2x64"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name flags shape <<<"$c"

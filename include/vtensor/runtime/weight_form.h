@@ -16,6 +16,8 @@
 //   compact  requantized forms allowed: int4 blocks of 32 with error-minimising scales for
 //            MatMul weights, int8 per output channel for Gemm weights; results change by the
 //            quantization error, deterministically (a hit computes what a miss computes).
+// com.microsoft MatMulNBits weights are already quantized: each of their planes (codes,
+// scales, zero points) gets a lossless panel form in both profiles (kernels/nbits).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +62,11 @@ enum class WeightUse {
   kGemmB,       // Gemm B [K, N] (transB = 0)
   kGemmBTrans,  // Gemm B with transB = 1, logical shape [N, K]
   kConvFilter,  // Conv W[M, C/group, k...]
+  // com.microsoft MatMulNBits planes (bits = 4; kernels/nbits/nbits_ukernel.h), each a
+  // row-major [rows = N][cols][unit] array in any of the shapes the operator allows:
+  kNBitsCodes,       // B uint8 [N, kb, bs/2]
+  kNBitsScales,      // scales f32 [N, kb] or [N * kb]
+  kNBitsZeroPoints,  // zero_points uint8 [N, ceil(kb/2)] / [N * ceil(kb/2)], or f32 like scales
 };
 
 // Extra facts about the consuming node the form depends on.
@@ -67,6 +74,10 @@ struct WeightUseInfo {
   WeightUse use = WeightUse::kMatMulB;
   int64_t group = 1;              // Conv
   bool unit_strides_pads = true;  // Conv: all strides 1 and all pads 0
+  // MatMulNBits planes: rows (N), units per row and elements per unit (bs/2 for codes, else 1).
+  int64_t nbits_rows = 0;
+  int64_t nbits_cols = 0;
+  int64_t nbits_unit = 1;
 };
 
 // How Conv computes (src/ops/conv.cc); decided here so that packing and compute agree.
@@ -82,6 +93,7 @@ enum class WeightFormKind : uint8_t {
   kQ4_0GemmB,       // q4_0 blocks of 32 along K, kernel-feed order (compact profile)
   kS8GemmBPerChannel,  // int8 NR-wide column panels + one f32 scale per output channel
                        // (compact profile, Gemm B)
+  kNBitsPanels,  // a MatMulNBits plane in 16-row panels (kernels/nbits/nbits_pack.h; lossless)
 };
 
 struct WeightForm {
@@ -102,6 +114,10 @@ struct WeightForm {
   // offset `extra_offset`).
   int64_t extra_offset = 0;
   int64_t extra_bytes = 0;
+  // kNBitsPanels: plane geometry (rows, units per row, bytes per unit).
+  int64_t nbits_rows = 0;
+  int64_t nbits_cols = 0;
+  int64_t nbits_unit_bytes = 0;
 
   // Payload bytes: the layout's storage, then the extra field if any.
   int64_t bytes() const { return extra_bytes > 0 ? extra_offset + extra_bytes : layout.StorageBytes(); }
@@ -145,9 +161,9 @@ struct PackedWeight {
   std::shared_ptr<const void> keep_alive;
 };
 
-// Packs `weight` (f32, contiguous or not; shape == form.layout.shape()) into `form`.
-// Deterministic: the same bytes for the same input on every machine and thread count.
-// Errors: InvalidArgument for a dtype or shape mismatch.
+// Packs `weight` (f32; uint8 or f32 for kNBitsPanels; contiguous or not; shape ==
+// form.layout.shape()) into `form`. Deterministic: the same bytes for the same input on every
+// machine and thread count. Errors: InvalidArgument for a dtype or shape mismatch.
 Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& form);
 
 }  // namespace vt

@@ -18,6 +18,7 @@
 // (the f32 row needs ~80 per row).
 #include <immintrin.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/q4/q4_ukernel.h"
@@ -35,10 +36,15 @@ constexpr size_t kRows = 16;
 constexpr size_t kBlockBytes = 18;
 constexpr size_t kGroupBytes = 4 * kBlockBytes;       // 4 rows of one input block
 constexpr size_t kPanelBlockBytes = kRows * kBlockBytes;  // 16 rows of one input block
-#ifndef VT_Q4_VNNI_PREFETCH
-#define VT_Q4_VNNI_PREFETCH 8
-#endif
-constexpr size_t kPrefetchBlocks = VT_Q4_VNNI_PREFETCH;
+// Software prefetch distances in bytes ahead of the block being read, one prefetch per 64-byte
+// line at each distance: into L1 (prefetcht0) and, further ahead, into L2 (prefetcht2). The
+// kernel's ~40 vector uops per 288 bytes keep the out-of-order window from running as far ahead
+// as a bare read loop does, and the L1 prefetch alone (16 fill buffers) leaves the core at
+// ~0.77x of a prefetching sequential read (kbench int4 row, Sapphire Rapids, weights from DRAM);
+// the far L2 prefetch keeps more lines in flight and lifts it to ~0.92x. Measured plateau:
+// L1 distance 2-3 KiB, L2 distance 8-32 KiB.
+constexpr uintptr_t kPrefetchL1Bytes = 2048;
+constexpr uintptr_t kPrefetchL2Bytes = 12288;
 
 struct Tables {
   __m512i nibbles;  // vpermt2b index: lane l byte j = group byte 18 l + 2 + j
@@ -80,12 +86,17 @@ void PanelQ8(const Tables& t, size_t nc, size_t kb, const Q4Q8Block* xq, size_t 
   __m512 acc[MR];  // dword 4 l + g: weight row 4 g + l
   for (size_t i = 0; i < MR; ++i) acc[i] = _mm512_setzero_ps();
   const uint8_t* blk = w;
+  // The weights stream from DRAM once. Next line to prefetch at each distance (past the panel's
+  // end this touches the next panel, which the driver reads next; prefetches never fault).
+  const uintptr_t w0 = reinterpret_cast<uintptr_t>(w);
+  uintptr_t pf1 = (w0 + kPrefetchL1Bytes) & ~uintptr_t{63};
+  uintptr_t pf2 = (w0 + kPrefetchL2Bytes) & ~uintptr_t{63};
   for (size_t b = 0; b < kb; ++b, blk += kPanelBlockBytes) {
-    // The weights stream from DRAM once: prefetch kPrefetchBlocks input blocks ahead (past the
-    // panel's end this touches the next panel, which the driver reads next).
-    for (size_t off = 0; off < kPanelBlockBytes; off += 64)
-      _mm_prefetch(reinterpret_cast<const char*>(blk + kPrefetchBlocks * kPanelBlockBytes + off),
-                   _MM_HINT_T0);
+    const uintptr_t end = reinterpret_cast<uintptr_t>(blk) + kPanelBlockBytes;
+    for (; pf1 < end + kPrefetchL1Bytes; pf1 += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(pf1), _MM_HINT_T0);
+    for (; pf2 < end + kPrefetchL2Bytes; pf2 += 64)
+      _mm_prefetch(reinterpret_cast<const char*>(pf2), _MM_HINT_T2);
     __m512i a[4], lo[4], hi[4];
     for (size_t g = 0; g < 4; ++g) {
       a[g] = _mm512_loadu_si512(blk + g * kGroupBytes);

@@ -12,15 +12,17 @@
 // Algorithm, f32 rows ("gemm_q4_0_f32_*", every q4_k row): each weight block is widened in
 // registers to exact f32 levels and multiplied into f32 accumulators with FMA; activations
 // stay f32 (no activation quantization error; checked against an f32 reference twin). At
-// M = 1, K = N = 4096 the AVX-512 f32 row reads weights at about 0.75x a prefetching
-// sequential read (port-5 bound), 0.3x at M = 4.
+// M = 1, K = N = 4096 the AVX-512 f32 row reads weights at about 0.58x a prefetching AVX-512
+// sequential read (port-5 bound), 0.2x at M = 4.
 // q8 row ("gemm_q4_0_q8_8x16_avx512vnni", first in the q4_0 table, panel height 16 like the
 // f32 AVX-512 row): the driver first quantizes each 32-element activation block to int8 with
 // its own f32 scale (amax / 127; exact definition in q4_ukernel.h, |x - d q| <= 0.5001 d), and
 // the kernel takes exact int32 block dots with vpdpbusd, scaled in f32; the result is
-// bit-identical to its q8 reference twin. vt_q4_gemm_bench, Xeon (AVX512-VNNI/VBMI), single
-// thread, K = N = 4096: 0.93x the prefetching read floor at M = 1, 0.83x at M = 4, 0.63x at
-// M = 8 (f32 row in the same run: 0.75x, 0.30x, 0.12x). Pick the f32 row with
+// bit-identical to its q8 reference twin. It prefetches each weight line twice, 2 KiB ahead
+// into L1 and 12 KiB ahead into L2 (the L1 prefetch alone left it at 0.77x). vt_q4_gemm_bench,
+// Xeon (Sapphire Rapids), single thread, K = N = 4096, weights from DRAM: 0.91x the AVX-512
+// prefetching read floor (kbench's) at M = 1, 0.68x at M = 4, 0.46x at M = 8 (f32 row in the
+// same run: 0.58x, 0.21x, 0.12x); kbench int4 row: 0.92x. Pick the f32 row with
 // VT_Q4_GEMM_KERNEL=avx512 where activation quantization is not acceptable.
 //
 // Any M: rows are taken 8 at a time (kQ4MaxMr). Any N and K: K not a multiple of the block

@@ -1,0 +1,40 @@
+// Reference twin and portable row of the MatMulNBits kernels (nbits_ukernel.h).
+#include <cstring>
+
+#include "kernels/nbits/nbits_ukernel.h"
+
+namespace vt::kernels {
+
+void NBitsGemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const float* x, size_t ldx,
+                        const NBitsPanel& w, const float* bias, float* y, size_t ldy) {
+  const size_t blob = bs / 2;
+  for (size_t i = 0; i < mr; ++i) {
+    for (size_t r = 0; r < nc; ++r) {
+      float acc = 0.0f;
+      for (size_t b = 0; b < kb; ++b) {
+        const float s = w.scales[b * kNBitsRows + r];
+        const float zp = NBitsZeroPoint(w, kb, b, r);
+        const uint8_t* q = w.codes + (b * kNBitsRows + r) * blob;
+        const float* xb = x + i * ldx + b * bs;
+        // Logical element k of the block: byte k / 2, low nibble when k is even; in pair
+        // order it sits at chunk (k / 32), half (k & 1), position (k % 32) / 2.
+        for (size_t k = 0; k < bs; ++k) {
+          const uint8_t byte = q[k / 2];
+          const float u = static_cast<float>((k & 1) != 0 ? byte >> 4 : byte & 15);
+          const float wv = (u - zp) * s;
+          const float xv = xb[(k / 32) * 32 + (k & 1) * 16 + (k % 32) / 2];
+          acc += xv * wv;
+        }
+      }
+      y[i * ldy + r] = acc + (bias != nullptr ? bias[r] : 0.0f);
+    }
+  }
+}
+
+void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
+                                 size_t ldx, const NBitsPanel& w, const float* bias, float* y,
+                                 size_t ldy) {
+  NBitsGemmReference(mr, nc, kb, bs, x, ldx, w, bias, y, ldy);
+}
+
+}  // namespace vt::kernels

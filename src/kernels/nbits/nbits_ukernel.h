@@ -1,0 +1,96 @@
+// MatMulNBits (com.microsoft, bits = 4) GEMM microkernels over planar kernel-feed panels
+// (issue #4 item 1 "MatMulNBits where present"; issue #6 item 1 int4 decode family).
+//
+// Weights. The logical weight is W[N, K] (N output channels, K the reduction), stored by
+// MatMulNBits as three planes: 4-bit codes B[N, kb, bs/2] (kb = ceil(K / bs) blocks of bs
+// elements per row, two codes per byte, element 2j of a block in the low nibble of byte j),
+// one scale per (n, block) and optionally one zero point per (n, block); an absent zero point
+// is 8. Decoded exactly as ONNX Runtime defines it:
+//   W(n, k) = f32((u(n, k) - zp(n, k / bs)) * scale(n, k / bs))
+// The kernel-feed form keeps every plane's bytes and only reorders them into panels of
+// kNBitsRows (16) output rows (nbits_pack.h), so packing is lossless and a compiled entry of
+// each plane is a plain blocked layout of its source initializer:
+//   codes     panel p, block b, row r: the bs/2 bytes at codes + ((p * kb + b) * 16 + r) * bs/2
+//   scales    f32 at scales[(p * kb + b) * 16 + r]
+//   zp (u4)   u4 pairs as stored (row n holds ceil(kb / 2) bytes, block b in the low nibble of
+//             byte b / 2 when b is even, the high nibble when odd):
+//             byte zp_u4[(p * ceil(kb / 2) + b / 2) * 16 + r]
+//   zp (f32)  f32 at zp_f32[(p * kb + b) * 16 + r]   (zero points stored as floats)
+// Rows past N in the last panel hold zero bytes (scale 0: they decode to 0 or -0).
+//
+// Contract of every `gemm_nbits4_f32_<MR>x16_<isa>` microkernel (XNNPACK style: pointers and
+// strides in, no allocation, no threads):
+//   x  mr <= MR activation rows in *pair order*: row i holds kb * bs floats at x + i * ldx;
+//      within each aligned chunk of 32 logical elements, the 16 even elements come first, then
+//      the 16 odd ones (the driver reorders and zero-pads; a code's low nibble meets the even
+//      half, its high nibble the odd half).
+//   w  one panel (NBitsPanel pointers already offset to panel p); nc <= 16 rows are written.
+//   y  y(i, r) at y[i * ldy + r] = bias[r] + sum_k x(i, k) * W(r, k) (bias may be null).
+// bs is a multiple of 32. Every kernel decodes W exactly as above (one f32 rounding of the
+// exact (u - zp) * scale for integer zero points) and differs from the reference twin only in
+// the order of the f32 sums, so every row satisfies, with K' = kb * bs,
+//   |y - y_ref| <= 2 * (K' + 16) * 2^-24 * sum_k |x(i, k) * W(r, k)|,
+// checked by the tests. Denormals follow the caller's MXCSR (the driver flushes them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace vt::kernels {
+
+// Output rows per panel of every MatMulNBits form and kernel.
+constexpr size_t kNBitsRows = 16;
+// Largest number of activation rows one microkernel call takes.
+constexpr size_t kNBitsMaxMr = 8;
+
+enum class NBitsZeroPoints : uint8_t {
+  kNone,  // every zero point is 8
+  kU4,    // packed u4 pairs (MatMulNBits uint8 zero_points)
+  kF32,   // one float per block (MatMulNBits zero_points of the scales' type)
+};
+
+// Pointers to one panel (or, for the driver, to panel 0) of the three planes.
+struct NBitsPanel {
+  const uint8_t* codes = nullptr;
+  const float* scales = nullptr;
+  NBitsZeroPoints zp_kind = NBitsZeroPoints::kNone;
+  const uint8_t* zp_u4 = nullptr;  // kU4
+  const float* zp_f32 = nullptr;   // kF32
+};
+
+using NBitsGemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
+                                    size_t ldx, const NBitsPanel& w, const float* bias, float* y,
+                                    size_t ldy);
+
+// Zero point of row r, block b of a panel, as the kernels read it.
+inline float NBitsZeroPoint(const NBitsPanel& w, size_t kb, size_t b, size_t r) {
+  switch (w.zp_kind) {
+    case NBitsZeroPoints::kNone: return 8.0f;
+    case NBitsZeroPoints::kU4: {
+      const uint8_t byte = w.zp_u4[(b / 2) * kNBitsRows + r];
+      return static_cast<float>((b & 1) != 0 ? byte >> 4 : byte & 15);
+    }
+    case NBitsZeroPoints::kF32: return w.zp_f32[b * kNBitsRows + r];
+  }
+  (void)kb;
+  return 8.0f;
+}
+
+// Scalar reference twin: decodes each weight with the formula above and accumulates
+// sum_k x*W in f32 in increasing k order (x in pair order, so the logical k order of the
+// decoded elements is followed), then adds the bias.
+void NBitsGemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const float* x, size_t ldx,
+                        const NBitsPanel& w, const float* bias, float* y, size_t ldy);
+
+// Portable row (plain C++): the twin's arithmetic, any MR.
+void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
+                                 size_t ldx, const NBitsPanel& w, const float* bias, float* y,
+                                 size_t ldy);
+// AVX-512F/BW/VL/DQ (nbits_gemm_avx512.cc): 16 codes widened to dwords, looked up in a
+// per-(row, block) 16-entry table (u - zp) * scale with vpermps, FMA into 16-lane
+// accumulators, reduced once at the end.
+void gemm_nbits4_f32_8x16_avx512(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
+                                 size_t ldx, const NBitsPanel& w, const float* bias, float* y,
+                                 size_t ldy);
+
+}  // namespace vt::kernels

@@ -13,6 +13,9 @@
 //   int4/M=1/K=N=4096              Q4_0Gemm with the default q4_0 kernel (on AVX-512 VNNI
 //                                  the int8-activation row; q4_0 weights packed for it); no
 //                                  oneDNN counterpart, judged against the read floor.
+//   nbits4/M=1/K=N=4096            MatMulNBits (4-bit, block 32, uint8 zero points) on the
+//                                  kernels/nbits panels (f32 activations); judged against the
+//                                  read floor of its three planes (informational).
 //   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
 // Decode rows rotate over enough weight copies to exceed the last-level cache
 // (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a
@@ -39,6 +42,8 @@
 #include "dnnl.hpp"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/int8/int8_gemm.h"
+#include "kernels/nbits/nbits_gemm.h"
+#include "kernels/nbits/nbits_pack.h"
 #include "kernels/q4/q4_gemm.h"
 
 namespace {
@@ -260,6 +265,56 @@ void Int4Ours(benchmark::State& st, size_t m) {
   SetRates(st, 2.0 * m * N * K, double(bytes));
 }
 
+// MatMulNBits (bits 4, block 32, uint8 zero points) planes in the kernel's panels, one buffer:
+// codes, then scales, then zero points, each 64-byte aligned.
+constexpr size_t kNBitsBlock = 32;
+struct NBitsLayout {
+  size_t codes = 0, scales = 0, zp = 0, total = 0;  // offsets and size
+};
+NBitsLayout NBitsBytes() {
+  const size_t kb = kDecodeK / kNBitsBlock, kzb = (kb + 1) / 2;
+  auto up = [](size_t b) { return (b + 63) / 64 * 64; };
+  NBitsLayout l;
+  l.scales = up(vk::NBitsPanelBytes(kDecodeN, kb, kNBitsBlock / 2));
+  l.zp = l.scales + up(vk::NBitsPanelBytes(kDecodeN, kb, 4));
+  l.total = l.zp + up(vk::NBitsPanelBytes(kDecodeN, kzb, 1));
+  return l;
+}
+
+void NBitsOurs(benchmark::State& st, size_t m) {
+  const size_t K = kDecodeK, N = kDecodeN, kb = K / kNBitsBlock, kzb = (kb + 1) / 2;
+  const NBitsLayout l = NBitsBytes();
+  AlignedVector<uint8_t> packed(l.total, 0);
+  {
+    std::mt19937 g(9);
+    std::vector<uint8_t> codes(N * kb * kNBitsBlock / 2), zp(N * kzb);
+    for (auto& c : codes) c = static_cast<uint8_t>(g());
+    for (auto& z : zp) z = static_cast<uint8_t>(g());
+    const auto scales = RandomVector<float>(N * kb, 10, 0.001f, 0.02f);
+    vk::PackNBitsRowsToPanels(N, kb, kNBitsBlock / 2, codes.data(), packed.data());
+    vk::PackNBitsRowsToPanels(N, kb, 4, reinterpret_cast<const uint8_t*>(scales.data()),
+                              packed.data() + l.scales);
+    vk::PackNBitsRowsToPanels(N, kzb, 1, zp.data(), packed.data() + l.zp);
+  }
+  std::vector<AlignedVector<uint8_t>> copies(Copies(l.total), packed);
+  const auto x = RandomVector<float>(m * K, 8);
+  std::vector<float> y(m * N);
+  const vk::NBitsGemmKernel& kr = vk::DefaultNBitsGemmKernel();
+  size_t i = 0;
+  for (auto _ : st) {
+    vk::NBitsPanel w;
+    w.codes = copies[i].data();
+    w.scales = reinterpret_cast<const float*>(copies[i].data() + l.scales);
+    w.zp_kind = vk::NBitsZeroPoints::kU4;
+    w.zp_u4 = copies[i].data() + l.zp;
+    vk::NBitsGemm(kr, m, N, K, kNBitsBlock, x.data(), K, w, nullptr, y.data(), N, 1);
+    benchmark::DoNotOptimize(y.data());
+    i = (i + 1) % copies.size();
+  }
+  st.SetLabel(std::string(kr.name) + " x" + std::to_string(copies.size()) + " copies");
+  SetRates(st, 2.0 * m * N * K, double(l.total));
+}
+
 // ---- bandwidth floor: sequential read of rotated buffers of `bytes` each ------------------------
 
 __attribute__((target("avx512f"))) uint64_t SumAvx512(const uint64_t* p, size_t n) {
@@ -378,6 +433,7 @@ void PrintSummary(const std::map<std::string, Result>& res) {
       {"f32_decode/M=8/K=N=4096/ours", f32_floor},
       {"f32_decode/M=8/K=N=4096/onednn", f32_floor},
       {"int4/M=1/K=N=4096/ours", q4_floor},
+      {"nbits4/M=1/K=N=4096/ours", "read/" + std::to_string(NBitsBytes().total)},
   };
   for (const auto& [row, floor] : streams) {
     const Result* r = get(row);
@@ -430,9 +486,10 @@ int main(int argc, char** argv) {
   reg("int8/M=128/K=N=4096/ours", [](benchmark::State& st) { Int8Ours(st, 128, 4096); });
   reg("int8/M=128/K=N=4096/onednn", [](benchmark::State& st) { Int8OneDnn(st, 128, 4096); });
   reg("int4/M=1/K=N=4096/ours", [](benchmark::State& st) { Int4Ours(st, 1); });
+  reg("nbits4/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1); });
   const size_t q4_bytes =
       vk::Q4_0PackedBytes(kDecodeN, kDecodeK, vk::DefaultQ4_0GemmKernel().rows);
-  for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes})
+  for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes, NBitsBytes().total})
     reg("read/" + std::to_string(bytes), [bytes](benchmark::State& st) { ReadFloor(st, bytes); });
 
   benchmark::Initialize(&rest_argc, rest.data());

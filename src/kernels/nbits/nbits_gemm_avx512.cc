@@ -17,12 +17,19 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#include <cstdint>
+
 #include "kernels/nbits/nbits_ukernel.h"
 
 namespace vt::kernels {
 namespace {
 
-constexpr size_t kPrefetchBlocks = 4;
+// Software prefetch distances (bytes ahead in the codes stream; the scales stream is prefetched
+// at the same distance in blocks): one prefetch per 64-byte line into L1 and, further ahead,
+// into L2, so enough lines are in flight while the kernel's ~10 vector uops per 16 code bytes
+// hold back the out-of-order window (the q4_0 VNNI row's finding, q4_0_gemm_avx512vnni.cc).
+constexpr uintptr_t kPrefetchL1Bytes = 2048;
+constexpr uintptr_t kPrefetchL2Bytes = 12288;
 
 // Zero points of the 16 rows of block b as floats (zp[r]).
 inline __m512 ZeroPoints(const NBitsPanel& w, size_t b) {
@@ -45,16 +52,31 @@ void Panel(size_t nc, size_t kb, size_t bs, const float* x, size_t ldx, const NB
            const float* bias, float* y, size_t ldy) {
   const __m512 levels = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const size_t blob = bs / 2, chunks = bs / 32;
+  const uintptr_t c0 = reinterpret_cast<uintptr_t>(w.codes);
+  const uintptr_t s0 = reinterpret_cast<uintptr_t>(w.scales);
+  const uintptr_t block_bytes = kNBitsRows * blob;
+  // Next line to prefetch in each stream (past the panel's end this touches the next panel,
+  // which the driver reads next; prefetches never fault).
+  uintptr_t pc1 = (c0 + kPrefetchL1Bytes) & ~uintptr_t{63};
+  uintptr_t pc2 = (c0 + kPrefetchL2Bytes) & ~uintptr_t{63};
+  const uintptr_t scale_ahead = kPrefetchL1Bytes / block_bytes * kNBitsRows * sizeof(float);
+  uintptr_t ps = (s0 + scale_ahead) & ~uintptr_t{63};
   for (size_t g = 0; g < nc; g += G) {
     __m512 acc[MR][G];
     for (size_t i = 0; i < MR; ++i)
       for (size_t r = 0; r < G; ++r) acc[i][r] = _mm512_setzero_ps();
     for (size_t b = 0; b < kb; ++b) {
       const uint8_t* blk = w.codes + b * kNBitsRows * blob;
-      if (g == 0)
-        for (size_t off = 0; off < kNBitsRows * blob; off += 64)
-          _mm_prefetch(reinterpret_cast<const char*>(blk + kPrefetchBlocks * kNBitsRows * blob + off),
-                       _MM_HINT_T0);
+      if (g == 0) {
+        const uintptr_t end = reinterpret_cast<uintptr_t>(blk) + block_bytes;
+        for (; pc1 < end + kPrefetchL1Bytes; pc1 += 64)
+          _mm_prefetch(reinterpret_cast<const char*>(pc1), _MM_HINT_T0);
+        for (; pc2 < end + kPrefetchL2Bytes; pc2 += 64)
+          _mm_prefetch(reinterpret_cast<const char*>(pc2), _MM_HINT_T2);
+        const uintptr_t send = s0 + (b + 1) * kNBitsRows * sizeof(float);
+        for (; ps < send + scale_ahead; ps += 64)
+          _mm_prefetch(reinterpret_cast<const char*>(ps), _MM_HINT_T0);
+      }
       alignas(64) float zp[kNBitsRows];
       _mm512_store_ps(zp, ZeroPoints(w, b));
       const float* sc = w.scales + b * kNBitsRows;

@@ -15,7 +15,8 @@
 //                                  oneDNN counterpart, judged against the read floor.
 //   nbits4/M=1/K=N=4096            MatMulNBits (4-bit, block 32, uint8 zero points) on the
 //                                  kernels/nbits panels (f32 activations); judged against the
-//                                  read floor of its three planes (informational).
+//                                  read floor of its three planes (informational);
+//   nbits4_q8/M=1/K=N=4096         the same with int8 activations (accuracy_level 4, VNNI).
 //   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
 // Decode rows rotate over enough weight copies to exceed the last-level cache
 // (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a
@@ -281,7 +282,7 @@ NBitsLayout NBitsBytes() {
   return l;
 }
 
-void NBitsOurs(benchmark::State& st, size_t m) {
+void NBitsOurs(benchmark::State& st, size_t m, bool q8) {
   const size_t K = kDecodeK, N = kDecodeN, kb = K / kNBitsBlock, kzb = (kb + 1) / 2;
   const NBitsLayout l = NBitsBytes();
   AlignedVector<uint8_t> packed(l.total, 0);
@@ -299,7 +300,7 @@ void NBitsOurs(benchmark::State& st, size_t m) {
   std::vector<AlignedVector<uint8_t>> copies(Copies(l.total), packed);
   const auto x = RandomVector<float>(m * K, 8);
   std::vector<float> y(m * N);
-  const vk::NBitsGemmKernel& kr = vk::DefaultNBitsGemmKernel();
+  const vk::NBitsGemmKernel& kr = q8 ? vk::DefaultNBitsQ8GemmKernel() : vk::DefaultNBitsGemmKernel();
   size_t i = 0;
   for (auto _ : st) {
     vk::NBitsPanel w;
@@ -434,6 +435,7 @@ void PrintSummary(const std::map<std::string, Result>& res) {
       {"f32_decode/M=8/K=N=4096/onednn", f32_floor},
       {"int4/M=1/K=N=4096/ours", q4_floor},
       {"nbits4/M=1/K=N=4096/ours", "read/" + std::to_string(NBitsBytes().total)},
+      {"nbits4_q8/M=1/K=N=4096/ours", "read/" + std::to_string(NBitsBytes().total)},
   };
   for (const auto& [row, floor] : streams) {
     const Result* r = get(row);
@@ -486,7 +488,8 @@ int main(int argc, char** argv) {
   reg("int8/M=128/K=N=4096/ours", [](benchmark::State& st) { Int8Ours(st, 128, 4096); });
   reg("int8/M=128/K=N=4096/onednn", [](benchmark::State& st) { Int8OneDnn(st, 128, 4096); });
   reg("int4/M=1/K=N=4096/ours", [](benchmark::State& st) { Int4Ours(st, 1); });
-  reg("nbits4/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1); });
+  reg("nbits4/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, false); });
+  reg("nbits4_q8/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, true); });
   const size_t q4_bytes =
       vk::Q4_0PackedBytes(kDecodeN, kDecodeK, vk::DefaultQ4_0GemmKernel().rows);
   for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes, NBitsBytes().total})

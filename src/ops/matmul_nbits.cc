@@ -8,8 +8,8 @@
 // with ceil(kb * bits / 8) packed bytes per row, or A's type with kb per row; absent means
 // 2^(bits-1)), g_idx (optional, deprecated: int32 [K]), bias (optional [N]). Attributes K, N,
 // block_size (a power of two >= 16) required; bits 2, 4 or 8 (default 4); accuracy_level
-// accepted and ignored: activations always stay f32 (ONNX Runtime's level 4 quantizes them
-// to int8; ours is at least as accurate).
+// (default 0): 4 lets the fast path quantize the activations to int8 per 32 elements and run
+// the VNNI row (as ONNX Runtime does at level 4); every other level keeps f32 activations.
 //
 // Fast path (bits 4, block_size a multiple of 32, constant weights, g_idx absent or the plain
 // k / bs): the three planes are prepacked into 16-row panels through the weight provider (so
@@ -35,7 +35,7 @@ namespace vt::ops {
 namespace {
 
 struct NBitsAttrs {
-  int64_t K = 0, N = 0, bits = 4, bs = 0;
+  int64_t K = 0, N = 0, bits = 4, bs = 0, accuracy_level = 0;
   int64_t kb() const { return (K + bs - 1) / bs; }
   int64_t blob() const { return bs * bits / 8; }
   int64_t zp_bytes_per_row() const { return (kb() * bits + 7) / 8; }
@@ -47,6 +47,7 @@ Expected<NBitsAttrs> ReadAttrs(const Node& node) {
   a.N = node.GetInt("N", -1);
   a.bits = node.GetInt("bits", 4);
   a.bs = node.GetInt("block_size", -1);
+  a.accuracy_level = node.GetInt("accuracy_level", 0);
   auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
   if (a.K < 1) return bad("attribute K must be given and >= 1");
   if (a.N < 1) return bad("attribute N must be given and >= 1");
@@ -276,9 +277,12 @@ class MatMulNBitsKernel final : public OpKernel {
       panel_.zp_f32 = reinterpret_cast<const float*>(
           PreparePlane(init, 3, *zp, WeightUse::kNBitsZeroPoints, a_.kb(), 1));
     }
-    kernel_ = &kernels::DefaultNBitsGemmKernel();
-    if (init.provider != nullptr && init.weights().isa() != IsaLevel::kAvx512)
-      kernel_ = &kernels::PortableNBitsGemmKernel();
+    // The session's ISA level (--arch) caps the row, as for the other weight forms.
+    const bool avx512 = init.weights().isa() == IsaLevel::kAvx512;
+    if (a_.accuracy_level == 4)
+      kernel_ = avx512 ? &kernels::DefaultNBitsQ8GemmKernel() : &kernels::PortableNBitsQ8GemmKernel();
+    else
+      kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
   }
 
   NBitsAttrs a_;

@@ -84,13 +84,13 @@ Built Build(const NBitsCase& c, uint32_t seed) {
   return b;
 }
 
-NnCall Call(const NBitsCase& c, const Built& b, Source weights) {
+NnCall Call(const NBitsCase& c, const Built& b, Source weights, int64_t accuracy_level = 0) {
   NnCall call;
   call.op = "MatMulNBits";
   call.domain = "com.microsoft";
   call.opset = 1;
   call.attrs = {AttrInt("K", c.K), AttrInt("N", c.N), AttrInt("bits", c.bits),
-                AttrInt("block_size", c.bs), AttrInt("accuracy_level", 4)};
+                AttrInt("block_size", c.bs), AttrInt("accuracy_level", accuracy_level)};
   call.inputs = b.inputs;
   call.sources = {Source::kFeed, weights, weights, weights, weights, Source::kFeed};
   return call;
@@ -101,34 +101,50 @@ void Check(const NBitsCase& c, uint32_t seed) {
   Shape ys = c.a_lead;
   ys.push_back(c.N);
   const int64_t M = NumElements(c.a_lead);
-  std::vector<double> want(static_cast<size_t>(M * c.N));
+  std::vector<double> want(static_cast<size_t>(M * c.N)), qerr(want.size());
   double mag = 0;
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < c.N; ++n) {
-      double acc = c.bias ? b.bias[static_cast<size_t>(n)] : 0, am = 0;
+      double acc = c.bias ? b.bias[static_cast<size_t>(n)] : 0, am = 0, qe = 0;
       for (int64_t k = 0; k < c.K; ++k) {
         const double p = b.a[static_cast<size_t>(m * c.K + k)] * b.w[static_cast<size_t>(n * c.K + k)];
         acc += p;
         am += std::fabs(p);
+        // accuracy_level 4: activations quantized per 32 elements, |a - d q| <= 0.5001 d.
+        double amax = 0;
+        for (int64_t j = k / 32 * 32; j < std::min(c.K, k / 32 * 32 + 32); ++j)
+          amax = std::max(amax, std::fabs(b.a[static_cast<size_t>(m * c.K + j)]));
+        qe += std::fabs(b.w[static_cast<size_t>(n * c.K + k)]) * 0.5001 * amax / 127;
       }
       want[static_cast<size_t>(m * c.N + n)] = acc;
+      qerr[static_cast<size_t>(m * c.N + n)] = qe;
       mag = std::max(mag, am);
     }
-  for (Source s : {Source::kFeed, Source::kInitializer}) {
+  std::vector<double> y_level[5];
+  for (const auto& [s, level] : {std::pair{Source::kFeed, 0}, std::pair{Source::kInitializer, 0},
+                                 std::pair{Source::kInitializer, 4}}) {
     const std::string what = "K=" + std::to_string(c.K) + " N=" + std::to_string(c.N) +
                              " bits=" + std::to_string(c.bits) + " bs=" + std::to_string(c.bs) +
                              " zp=" + std::to_string(static_cast<int>(c.zp)) +
                              (c.g_idx ? " g_idx" : "") + (c.f16 ? " f16" : "") +
-                             (s == Source::kInitializer ? " (initializers)" : " (fed)");
-    auto out = Call(c, b, s).Run();
+                             (s == Source::kInitializer ? " (initializers)" : " (fed)") +
+                             " accuracy_level=" + std::to_string(level);
+    auto out = Call(c, b, s, level).Run();
     ASSERT_TRUE(out.ok()) << what << ": " << out.status().message();
     const Tensor& y = (*out)[0].tensor();
     ASSERT_EQ(y.shape(), ys) << what;
     const auto v = testing::Values(y);
     // f32 sums in another order (f16 outputs: one f16 rounding).
     const double tol = c.f16 ? 1e-3 * (mag + 1) : 4e-6 * (mag + 1);
-    for (size_t i = 0; i < v.size(); ++i) ASSERT_NEAR(v[i], want[i], tol) << what << " at " << i;
+    // accuracy_level 4 on the fast path: int8 activations (the general path stays f32, so the
+    // bound holds there too).
+    for (size_t i = 0; i < v.size(); ++i)
+      ASSERT_NEAR(v[i], want[i], tol + (level == 4 ? qerr[i] : 0.0)) << what << " at " << i;
+    y_level[level] = v;
   }
+  // The fast path really quantizes the activations at level 4 (and only there).
+  const bool fast = c.bits == 4 && c.bs % 32 == 0 && !c.g_idx;
+  EXPECT_EQ(fast, y_level[0] != y_level[4]) << "K=" << c.K << " N=" << c.N << " bs=" << c.bs;
 }
 
 TEST(MatMulNBits, FourBitFastPathEveryZeroPointForm) {

@@ -629,8 +629,9 @@ TEST(CompiledCacheNBitsTest, PlanesHitAndFaultsMissPerPlane) {
     ::close(fd);
   }
   const Outcome flipped = run(out, Verify(VerifyPolicy::kAlways));
-  for (const auto& r : flipped.report)
+  for (const auto& r : flipped.report) {
     if (r.index == codes) EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+  }
   EXPECT_EQ(flipped.outputs, fresh.outputs);
 }
 

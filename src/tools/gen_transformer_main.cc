@@ -5,7 +5,7 @@
 // usage: vtensor-gen-transformer -o OUT.onnx [--hidden H] [--ffn F] [--heads A]
 //          [--layers L | --target-bytes BYTES] [--seq S] [--batch B] [--dynamic-seq]
 //          [--norm rms|layer] [--epsilon E] [--seed N] [--external | --inline] [--opset 13..17]
-//          [--nbits-block BS [--nbits-zero-points]]
+//          [--nbits-block BS [--nbits-zero-points] [--nbits-accuracy-level 0..4]]
 // Defaults: llama-7B block shapes (H=4096, F=11008, A=32), L=1, S=128, B=1, RMS norm, seed 0,
 // opset 17; weights external (OUT.data, 4096-aligned offsets) when they exceed 100 MiB.
 // Exit status: 0 written, 2 bad option or write failure (no file left behind).
@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
                  "projections as com.microsoft MatMulNBits, 4-bit, this block size (power of two >= 16)");
   app.add_flag("--nbits-zero-points", c.nbits_zero_points,
                "MatMulNBits weights with uint8 zero points (asymmetric)");
+  app.add_option("--nbits-accuracy-level", c.nbits_accuracy_level,
+                 "MatMulNBits accuracy_level attribute, 0..4 (4: int8 activations allowed)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

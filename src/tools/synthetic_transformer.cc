@@ -304,6 +304,7 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
     GraphWriter::AttrInt(n, "N", out);
     GraphWriter::AttrInt(n, "bits", 4);
     GraphWriter::AttrInt(n, "block_size", c.nbits_block);
+    if (c.nbits_accuracy_level != 0) GraphWriter::AttrInt(n, "accuracy_level", c.nbits_accuracy_level);
     return name;
   };
   const int64_t H = c.hidden, F = c.ffn;
@@ -436,8 +437,11 @@ Status ValidateTransformerConfig(const TransformerConfig& c) {
   if (c.nbits_block != 0 && (c.nbits_block < 16 || (c.nbits_block & (c.nbits_block - 1)) != 0))
     return InvalidArgument("--nbits-block must be a power of two >= 16, got " +
                            std::to_string(c.nbits_block));
-  if (c.nbits_zero_points && c.nbits_block == 0)
-    return InvalidArgument("--nbits-zero-points needs --nbits-block");
+  if (c.nbits_accuracy_level < 0 || c.nbits_accuracy_level > 4)
+    return InvalidArgument("--nbits-accuracy-level must be in 0..4, got " +
+                           std::to_string(c.nbits_accuracy_level));
+  if ((c.nbits_zero_points || c.nbits_accuracy_level != 0) && c.nbits_block == 0)
+    return InvalidArgument("--nbits-zero-points and --nbits-accuracy-level need --nbits-block");
   if (!(c.epsilon > 0.0f) || !std::isfinite(c.epsilon))
     return InvalidArgument("--epsilon must be a positive finite number");
   // Byte counts: 4 * L * (4H^2 + 3HF + 4H) <= 4 * L * 8 * max(H^2, HF) must fit, and so must

@@ -65,6 +65,7 @@ struct TransformerConfig {
   // of two >= 16) instead of MatMul, quantized from the same f32 weights (see below).
   int64_t nbits_block = 0;
   bool nbits_zero_points = false;  // MatMulNBits weights carry uint8 zero points (asymmetric)
+  int64_t nbits_accuracy_level = 0;  // MatMulNBits accuracy_level attribute (0..4)
 };
 
 enum class WeightStorage {

@@ -34,6 +34,8 @@ cases=(
   "nbits32|--hidden 64 --ffn 172 --heads 4 --layers 2 --seq 1 --inline --seed 6 --nbits-block 32|1x1x64"
   "nbits64_zp|--hidden 128 --ffn 300 --heads 4 --layers 1 --seq 3 --external --seed 7 --nbits-block 64 --nbits-zero-points|1x3x128"
   "nbits16_zp|--hidden 64 --ffn 100 --heads 2 --layers 1 --seq 2 --inline --seed 8 --nbits-block 16 --nbits-zero-points|1x2x64"
+  # accuracy_level 4: int8 activations on both sides (ORT's f32 result differs by ~3e-2 here).
+  "nbits32_acc4|--hidden 128 --ffn 300 --heads 4 --layers 2 --seq 3 --inline --seed 5 --nbits-block 32 --nbits-zero-points --nbits-accuracy-level 4|1x3x128"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name flags shape <<<"$c"

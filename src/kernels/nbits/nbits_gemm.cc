@@ -30,6 +30,14 @@ void NBitsGemm(const NBitsGemmKernel& kernel, size_t M, size_t N, size_t K, size
   const size_t panels = (N + kNBitsRows - 1) / kNBitsRows;
   const size_t blob = bs / 2, kzb = (kb + 1) / 2;
   const long long np = static_cast<long long>(panels);
+  // q8 rows: the pair-ordered activations quantized once per call, 32 elements per block.
+  std::vector<Q4Q8Block> xq;
+  const size_t ldq = ldp / 32;
+  if (kernel.q8_ukernel != nullptr) {
+    xq.resize(M * ldq);
+    const ScopedFlushDenormals ftz;
+    kernel.quantize_x(M, ldp, xp.data(), ldp, xq.data());
+  }
 #pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
   {
     const ScopedFlushDenormals ftz;
@@ -43,9 +51,14 @@ void NBitsGemm(const NBitsGemmKernel& kernel, size_t M, size_t N, size_t K, size
       if (w.zp_f32 != nullptr) pw.zp_f32 = w.zp_f32 + p * kb * kNBitsRows;
       const size_t n0 = p * kNBitsRows;
       const size_t nc = std::min(kNBitsRows, N - n0);
-      for (size_t m = 0; m < M; m += kernel.mr)
-        kernel.ukernel(std::min(kernel.mr, M - m), nc, kb, bs, xp.data() + m * ldp, ldp, pw,
-                       bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
+      for (size_t m = 0; m < M; m += kernel.mr) {
+        if (kernel.q8_ukernel != nullptr)
+          kernel.q8_ukernel(std::min(kernel.mr, M - m), nc, kb, bs, xq.data() + m * ldq, ldq, pw,
+                            bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
+        else
+          kernel.ukernel(std::min(kernel.mr, M - m), nc, kb, bs, xp.data() + m * ldp, ldp, pw,
+                         bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
+      }
     }
   }
 }

@@ -1,4 +1,5 @@
 // Reference twin and portable row of the MatMulNBits kernels (nbits_ukernel.h).
+#include <cmath>
 #include <cstring>
 
 #include "kernels/nbits/nbits_ukernel.h"
@@ -35,6 +36,34 @@ void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, con
                                  size_t ldx, const NBitsPanel& w, const float* bias, float* y,
                                  size_t ldy) {
   NBitsGemmReference(mr, nc, kb, bs, x, ldx, w, bias, y, ldy);
+}
+
+void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
+                          size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
+                          size_t ldy) {
+  const size_t blob = bs / 2, chunks = bs / 32;
+  for (size_t i = 0; i < mr; ++i)
+    for (size_t r = 0; r < nc; ++r) {
+      float acc = 0.0f;
+      for (size_t b = 0; b < kb; ++b) {
+        const float s = w.scales[b * kNBitsRows + r];
+        const float zp = NBitsZeroPoint(w, kb, b, r);
+        for (size_t c = 0; c < chunks; ++c) {
+          const Q4Q8Block& xb = xq[i * ldxq + b * chunks + c];
+          const uint8_t* q = w.codes + (b * kNBitsRows + r) * blob + c * 16;
+          int32_t dot = 0;
+          // Pair order: activation byte j (< 16) is the even element 2j (low nibble of code
+          // byte j), byte 16 + j the odd element 2j + 1 (high nibble).
+          for (size_t j = 0; j < 16; ++j)
+            dot += xb.q[j] * (q[j] & 15) + xb.q[16 + j] * (q[j] >> 4);
+          const int32_t sum = -xb.neg8sum[0] / 8;
+          // One rounding (exact for integer zero points), as the kernels' fused multiply-add.
+          const float v = std::fma(-zp, static_cast<float>(sum), static_cast<float>(dot));
+          acc += v * (s * xb.d);
+        }
+      }
+      y[i * ldy + r] = acc + (bias != nullptr ? bias[r] : 0.0f);
+    }
 }
 
 }  // namespace vt::kernels

@@ -5,29 +5,44 @@
 namespace vt::kernels {
 namespace {
 
-const NBitsGemmKernel kKernels[] = {
+const NBitsGemmKernel kQ8Kernels[] = {
+    {"gemm_nbits4_q8_8x16_avx512vnni", "avx512vnni", kNBitsMaxMr, nullptr, CpuHasAvx512Vnni,
+     Q4_0QuantizeXQ8Avx512, gemm_nbits4_q8_8x16_avx512vnni},
+    {"gemm_nbits4_q8_8x16_scalar", "portable", kNBitsMaxMr, nullptr, AlwaysSupported,
+     Q4_0QuantizeXQ8Reference, NBitsQ8GemmReference},
+};
+const NBitsGemmKernel kF32Kernels[] = {
     {"gemm_nbits4_f32_8x16_avx512", "avx512", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx512,
      CpuHasAvx512},
     {"gemm_nbits4_f32_8x16_scalar", "portable", kNBitsMaxMr, gemm_nbits4_f32_8x16_scalar,
      AlwaysSupported},
 };
+// Every row, for the tests and the benchmark.
+const NBitsGemmKernel kAll[] = {kQ8Kernels[0], kQ8Kernels[1], kF32Kernels[0], kF32Kernels[1]};
 
 }  // namespace
 
-std::span<const NBitsGemmKernel> NBitsGemmKernels() { return kKernels; }
+std::span<const NBitsGemmKernel> NBitsGemmKernels() { return kAll; }
 
 const NBitsGemmKernel* FindNBitsGemmKernel(std::string_view name) {
-  for (const auto& k : kKernels)
+  for (const auto& k : kAll)
     if (name == k.name) return &k;
   return nullptr;
 }
 
 const NBitsGemmKernel& DefaultNBitsGemmKernel() {
   static const NBitsGemmKernel& k =
-      ChooseKernelRow(std::span<const NBitsGemmKernel>(kKernels), "VT_NBITS_GEMM_KERNEL");
+      ChooseKernelRow(std::span<const NBitsGemmKernel>(kF32Kernels), "VT_NBITS_GEMM_KERNEL");
   return k;
 }
 
-const NBitsGemmKernel& PortableNBitsGemmKernel() { return kKernels[std::size(kKernels) - 1]; }
+const NBitsGemmKernel& DefaultNBitsQ8GemmKernel() {
+  static const NBitsGemmKernel& k =
+      ChooseKernelRow(std::span<const NBitsGemmKernel>(kQ8Kernels), "VT_NBITS_Q8_GEMM_KERNEL");
+  return k;
+}
+
+const NBitsGemmKernel& PortableNBitsGemmKernel() { return kF32Kernels[std::size(kF32Kernels) - 1]; }
+const NBitsGemmKernel& PortableNBitsQ8GemmKernel() { return kQ8Kernels[std::size(kQ8Kernels) - 1]; }
 
 }  // namespace vt::kernels

@@ -13,20 +13,28 @@
 namespace vt::kernels {
 
 struct NBitsGemmKernel {
-  const char* name;  // "gemm_nbits4_f32_<MR>x16_<isa>"
-  const char* isa;   // "avx512", "portable"
+  // "gemm_nbits4_<f32|q8>_<MR>x16_<isa>": f32 = f32 activations; q8 = activations quantized to
+  // int8 per 32-element chunk first (MatMulNBits accuracy_level 4; nbits_ukernel.h).
+  const char* name;
+  const char* isa;   // "avx512vnni", "avx512", "portable"
   size_t mr;         // most activation rows per call (kNBitsMaxMr)
-  NBitsGemmUkernelFn ukernel;
+  NBitsGemmUkernelFn ukernel;  // f32 rows; null on q8 rows
   bool (*supported)();  // run-time CPU (and OS state) check
+  Q4QuantizeXFn quantize_x = nullptr;        // q8 rows: the activation quantizer
+  NBitsGemmQ8UkernelFn q8_ukernel = nullptr;  // q8 rows: the microkernel
 };
 
-// All rows, fastest first; the last row is portable.
+// All rows: the q8 rows first, then the f32 rows fastest first; the last row is portable.
 std::span<const NBitsGemmKernel> NBitsGemmKernels();
 // Row by name, or null.
 const NBitsGemmKernel* FindNBitsGemmKernel(std::string_view name);
-// The row used by default, chosen once per process: the first supported row, unless the
-// environment variable VT_NBITS_GEMM_KERNEL names a supported row or ISA.
+// The f32-activation row used by default, chosen once per process: the first supported f32
+// row, unless the environment variable VT_NBITS_GEMM_KERNEL names a supported f32 row or ISA.
 const NBitsGemmKernel& DefaultNBitsGemmKernel();
+// The int8-activation row for accuracy_level 4: the first supported q8 row (the portable
+// q8 row, the twin, where the CPU has no VNNI), or VT_NBITS_Q8_GEMM_KERNEL's choice.
+const NBitsGemmKernel& DefaultNBitsQ8GemmKernel();
 const NBitsGemmKernel& PortableNBitsGemmKernel();
+const NBitsGemmKernel& PortableNBitsQ8GemmKernel();
 
 }  // namespace vt::kernels

@@ -109,7 +109,7 @@ TEST(NBitsGemmTest, EveryRowMatchesDefinitionOnOddSizes) {
       std::vector<float> bias(c.n);
       for (auto& v : bias) v = xd(g);
       for (const auto& kernel : NBitsGemmKernels()) {
-        if (!kernel.supported()) continue;
+        if (!kernel.supported() || kernel.q8_ukernel != nullptr) continue;
         const size_t ldy = c.n + 2;
         std::vector<float> y(c.m * ldy, -7.0f);
         NBitsGemm(kernel, c.m, c.n, c.k, c.bs, x.data(), ldx, p.Panel(), bias.data(), y.data(),
@@ -129,6 +129,68 @@ TEST(NBitsGemmTest, EveryRowMatchesDefinitionOnOddSizes) {
         // Nothing past the N columns is written.
         for (size_t i = 0; i < c.m; ++i)
           for (size_t r = c.n; r < ldy; ++r) EXPECT_EQ(y[i * ldy + r], -7.0f) << kernel.name;
+      }
+    }
+}
+
+// Pair-ordered, zero-padded activations (as the driver builds them).
+std::vector<float> PairOrder(const std::vector<float>& x, size_t m, size_t k, size_t ldx,
+                             size_t ldp) {
+  std::vector<float> xp(m * ldp, 0.0f);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t kk = 0; kk < k; ++kk)
+      xp[i * ldp + (kk / 32) * 32 + (kk & 1) * 16 + (kk % 32) / 2] = x[i * ldx + kk];
+  return xp;
+}
+
+// The q8 rows (accuracy_level 4): bit-identical to the q8 twin on the same quantized
+// activations, panel by panel, and within the activation quantization error of the definition.
+TEST(NBitsGemmTest, Q8RowsAreBitIdenticalToTheirTwin) {
+  std::mt19937 g(11);
+  std::uniform_real_distribution<float> xd(-1.0f, 1.0f);
+  struct Case { size_t m, n, k, bs; };
+  const Case cases[] = {{1, 16, 32, 32}, {1, 17, 100, 32}, {2, 33, 128, 64}, {3, 5, 200, 64},
+                        {8, 40, 257, 128}, {9, 31, 130, 32}, {1, 48, 512, 256}};
+  for (const auto zk : {NBitsZeroPoints::kNone, NBitsZeroPoints::kU4, NBitsZeroPoints::kF32})
+    for (const Case& c : cases) {
+      Planes p = MakePlanes(c.n, c.k, c.bs, zk, g);
+      std::vector<float> x(c.m * c.k), bias(c.n);
+      for (auto& v : x) v = xd(g);
+      for (auto& v : bias) v = xd(g);
+      const size_t ldp = p.kb * c.bs, ldq = ldp / 32;
+      const std::vector<float> xp = PairOrder(x, c.m, c.k, c.k, ldp);
+      std::vector<Q4Q8Block> xq(c.m * ldq);
+      Q4_0QuantizeXQ8Reference(c.m, ldp, xp.data(), ldp, xq.data());
+      std::vector<float> want(c.m * c.n);
+      for (size_t pnl = 0; pnl * 16 < c.n; ++pnl) {
+        NBitsPanel w = p.Panel();
+        w.codes += pnl * p.kb * 16 * (c.bs / 2);
+        w.scales += pnl * p.kb * 16;
+        if (w.zp_u4) w.zp_u4 += pnl * ((p.kb + 1) / 2) * 16;
+        if (w.zp_f32) w.zp_f32 += pnl * p.kb * 16;
+        NBitsQ8GemmReference(c.m, std::min<size_t>(16, c.n - pnl * 16), p.kb, c.bs, xq.data(),
+                             ldq, w, bias.data() + pnl * 16, want.data() + pnl * 16, c.n);
+      }
+      for (const auto& kernel : NBitsGemmKernels()) {
+        if (!kernel.supported() || kernel.q8_ukernel == nullptr) continue;
+        std::vector<float> y(c.m * c.n);
+        NBitsGemm(kernel, c.m, c.n, c.k, c.bs, x.data(), c.k, p.Panel(), bias.data(), y.data(), c.n);
+        for (size_t i = 0; i < y.size(); ++i)
+          ASSERT_EQ(y[i], want[i]) << kernel.name << " m=" << c.m << " n=" << c.n << " k=" << c.k
+                                   << " bs=" << c.bs << " zp=" << static_cast<int>(zk) << " at " << i;
+        // Within |x - d q| <= 0.5001 d per activation of the definition (plus f32 sums).
+        for (size_t i = 0; i < c.m; ++i)
+          for (size_t r = 0; r < c.n; ++r) {
+            double ref = bias[r], mag = std::fabs(bias[r]), qerr = 0;
+            for (size_t kk = 0; kk < c.k; ++kk) {
+              const double wv = p.W(r, kk);
+              ref += static_cast<double>(x[i * c.k + kk]) * wv;
+              mag += std::fabs(static_cast<double>(x[i * c.k + kk]) * wv) + std::fabs(wv);
+              qerr += std::fabs(wv) * 0.5001 * xq[i * ldq + kk / 32].d;
+            }
+            const double bound = qerr + 4.0 * (static_cast<double>(ldp) + 16) * std::ldexp(1.0, -24) * mag;
+            EXPECT_LE(std::fabs(y[i * c.n + r] - ref), bound) << kernel.name << " (" << i << "," << r << ")";
+          }
       }
     }
 }

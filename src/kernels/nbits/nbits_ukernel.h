@@ -36,6 +36,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/q4/q4_ukernel.h"  // Q4Q8Block: int8 activation blocks
+
 namespace vt::kernels {
 
 // Output rows per panel of every MatMulNBits form and kernel.
@@ -92,5 +94,35 @@ void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, con
 void gemm_nbits4_f32_8x16_avx512(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
                                  size_t ldx, const NBitsPanel& w, const float* bias, float* y,
                                  size_t ldy);
+
+// ---- int8-activation (q8) rows: MatMulNBits accuracy_level 4 ----
+//
+// ONNX Runtime's accuracy_level 4 lets a runtime quantize the activations to int8. The q8 rows
+// take X already in pair order and quantized per 32-element chunk into Q4Q8Block (q4_ukernel.h:
+// d = amax / 127, q = nearbyint(x / d); neg8sum[0] = -8 * sum q, so sum q = -neg8sum[0] / 8);
+// activation row i holds kb * bs / 32 blocks at xq + i * ldxq. For row r, block b and chunk c
+// of the block (codes u, zero point zp, scale s of (r, b)):
+//   int_c = sum_k q_k * u_k - zp * sum_k q_k      (exact; with float zero points the
+//                                                   difference is taken in f32)
+//   term  = f32(int_c * f32(s * d_c)),   acc = f32(acc + term)   in increasing (b, c) order,
+//   y(i, r) = f32(acc + bias[r])
+// i.e. the exact product of the decoded weights (u - zp) * s with the dequantized activations
+// d * q, up to f32 rounding. The q8 rows are bit-identical to NBitsQ8GemmReference.
+using NBitsGemmQ8UkernelFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs,
+                                      const Q4Q8Block* xq, size_t ldxq, const NBitsPanel& w,
+                                      const float* bias, float* y, size_t ldy);
+
+// Scalar reference twin of the q8 rows.
+void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
+                          size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
+                          size_t ldy);
+
+// AVX-512F/BW/VL/DQ + VNNI (nbits_gemm_avx512vnni.cc): the 16 code bytes of a row's chunk sit
+// in one 128-bit lane (4 rows per zmm), split into low (even elements) and high (odd) nibbles
+// and multiplied with vpdpbusd against the broadcast even / odd halves of the int8 activations;
+// the 16 rows' exact dots of a chunk are reduced into one zmm.
+void gemm_nbits4_q8_8x16_avx512vnni(size_t mr, size_t nc, size_t kb, size_t bs,
+                                    const Q4Q8Block* xq, size_t ldxq, const NBitsPanel& w,
+                                    const float* bias, float* y, size_t ldy);
 
 }  // namespace vt::kernels

@@ -10,10 +10,15 @@
 namespace vt::kernels {
 namespace {
 
-// Cache blocking. KC: a kc x NR B micro-panel (32 KiB at NR = 32) stays in L1 while the MR
-// rows of A stream past it. NC x KC B block and MC x KC A block live in L2.
+// Cache blocking. KC: a kc x NR B micro-panel (48 KiB at NR = 32) stays in L1 while the
+// MR-row A micro-panels of the MC x KC block (in L2) stream past it. A panel of NR >= 64 does
+// not fit L1 at any useful KC (it streams from L2), so those rows take a longer KC: fewer
+// passes over C (K = 1024 in two blocks instead of three). NC bounds the KC x NC packed B
+// block (in L3); it is large because every NC block packs all of A again (at NC = 1024 a
+// 2048^3 GEMM packed A twice).
 constexpr size_t kKc = 384;
-constexpr size_t kNc = 1024;
+constexpr size_t kKcWide = 512;
+constexpr size_t kNc = 4096;
 constexpr size_t kMc = 384;
 
 struct Scratch {
@@ -49,7 +54,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
   // not blocked and the panels are read front to back, one sequential stream over the whole
   // weight, which keeps the hardware prefetcher at full memory bandwidth.
   const bool stream_b = b.kind == F32GemmB::Kind::kPanels && m_end - m_begin <= mr;
-  const size_t kc_block = stream_b ? std::max<size_t>(K, 1) : kKc;
+  const size_t kc_block = stream_b ? std::max<size_t>(K, 1) : (nr >= 64 ? kKcWide : kKc);
   const size_t kc_max = std::min(kc_block, std::max<size_t>(K, 1));
   const size_t nc_max = std::max(nr, kNc / nr * nr);
   const size_t mc_max = std::max(mr, kMc / mr * mr);
@@ -62,6 +67,10 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
     s.b.Resize(kc_max * std::min(nc_max, (n_end - n_begin + nr - 1) / nr * nr));
     b_scratch = s.b.data();
   }
+  // A B operand copied per call (not a callback) is packed one panel at a time, during the
+  // first M block, right before the tiles that read it: they find the panel in L1/L2 instead
+  // of reading a whole packed KC x NC block back from L3.
+  const bool pack_per_panel = b_scratch != nullptr && b.kind != F32GemmB::Kind::kCallback;
   float* a_scratch = nullptr;
   if (a_panels == nullptr) {
     Scratch& s = ThreadScratch();
@@ -94,14 +103,12 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
             panel_stride = nr;
             b_stride = b.ld;
           } else {
-            PackF32Panels(nr, kc, nc, rows, b.ld, 1, b_scratch, kc * nr);
-            bptr = b_scratch;
+            bptr = b_scratch;  // packed panel by panel below
             panel_stride = kc * nr;
           }
           break;
         case F32GemmB::Kind::kNk:
-          PackF32Panels(nr, kc, nc, b.data + jc * b.ld + pc, 1, b.ld, b_scratch, kc * nr);
-          bptr = b_scratch;
+          bptr = b_scratch;  // packed panel by panel below
           panel_stride = kc * nr;
           break;
         case F32GemmB::Kind::kCallback:
@@ -132,6 +139,14 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
         for (size_t jr = 0; jr < nc; jr += nr) {
           const size_t ncj = std::min(nr, nc - jr);
           const float* bp = bptr + (jr / nr) * panel_stride;
+          if (pack_per_panel && ic == m_begin) {
+            float* dst = b_scratch + (jr / nr) * panel_stride;
+            if (b.kind == F32GemmB::Kind::kNk) {
+              PackF32Panels(nr, kc, ncj, b.data + (jc + jr) * b.ld + pc, 1, b.ld, dst, kc * nr);
+            } else {
+              PackF32Panels(nr, kc, ncj, rows + jr, b.ld, 1, dst, kc * nr);
+            }
+          }
           tp.bias_n = (!tp.accumulate && ep.bias_n) ? ep.bias_n + jc + jr : nullptr;
           for (size_t ir = 0; ir < mc; ir += mr) {
             const size_t m = ic + ir;

@@ -16,13 +16,22 @@ namespace {
 
 // Bytes ahead of B that a streaming (decode) loop prefetches.
 constexpr size_t kStreamPrefetch = 2048;
+// The last reduction steps of a full-width tile, during which its C lines are pulled into L1.
+constexpr size_t kCTail = 32;
 
-template <int MR, int NV, bool kFull, bool kPrefetch = false>
+// kPrefetchC: step k < c_lines also prefetches line k of the C tile (row k / NV, vector
+// k % NV) into L1.
+template <int MR, int NV, bool kFull, bool kPrefetch = false, bool kPrefetchC = false>
 __attribute__((always_inline)) inline void MainLoop(size_t kc, const float* a, const float* b,
                                                     size_t b_stride, const __mmask16* mask,
-                                                    __m512 (&acc)[MR][NV]) {
+                                                    __m512 (&acc)[MR][NV],
+                                                    const float* c = nullptr,
+                                                    size_t c_stride = 0, size_t c_lines = 0) {
 #pragma GCC unroll 2
   for (size_t k = 0; k < kc; ++k) {
+    if (kPrefetchC && k < c_lines)
+      _mm_prefetch(reinterpret_cast<const char*>(c + (k / NV) * c_stride + (k % NV) * 16),
+                   _MM_HINT_T0);
     if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(b) + kStreamPrefetch, _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
@@ -55,10 +64,26 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
     mask[v] = nc >= lo + 16 ? __mmask16(0xFFFF)
                             : (nc > lo ? __mmask16((1u << (nc - lo)) - 1u) : __mmask16(0));
   }
+  // C is read and written once per K block, and in a large GEMM it has left L2 by the time
+  // the next block comes back to a tile: its lines are requested into L2 now, and into L1
+  // during the last kCTail steps (earlier, the B panel streaming through L1 would evict them
+  // again), so that the epilogue neither waits on L3 nor on a read-for-ownership.
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    if (static_cast<size_t>(i) >= mr) break;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      if (mask[v] != 0)
+        _mm_prefetch(reinterpret_cast<const char*>(c + static_cast<size_t>(i) * c_stride + 16 * v),
+                     _MM_HINT_T1);
+  }
   if (nc == 16 * NV && p.stream_b) {
     MainLoop<MR, NV, true, true>(kc, a, b, b_stride, mask, acc);
   } else if (nc == 16 * NV) {
-    MainLoop<MR, NV, true>(kc, a, b, b_stride, mask, acc);
+    const size_t head = kc > kCTail ? kc - kCTail : 0;
+    MainLoop<MR, NV, true>(head, a, b, b_stride, mask, acc);
+    MainLoop<MR, NV, true, false, true>(kc - head, a + head * MR, b + head * b_stride, b_stride,
+                                        mask, acc, c, c_stride, mr * NV);
   } else {
     MainLoop<MR, NV, false>(kc, a, b, b_stride, mask, acc);
   }

@@ -30,12 +30,14 @@ namespace {
 #if defined(__SSE2__)
 // Transposing pack of source lines that are contiguous along k (sk == 1, e.g. A [M, K] rows):
 // lines j, j+1, j+2, j+3 are read 4 k at a time and transposed in registers, so that every
-// store writes 4 adjacent floats of a panel row. k runs in blocks that keep the touched
-// panel rows in L1 across the line groups. Packs the first jn / 4 * 4 lines, returns that
-// count (the caller packs the rest).
+// store writes 4 adjacent floats of a panel row; a remaining pair of lines (panel widths 6,
+// 14, 2) is interleaved 4 k at a time into 2-float stores. k runs in blocks that keep the
+// touched panel rows in L1 across the line groups. Packs the first jn / 2 * 2 lines, returns
+// that count (the caller packs the last line of an odd jn).
 size_t PackLinesBy4(size_t w, size_t kc, size_t jn, const float* s, size_t sj, float* d) {
   constexpr size_t kBlock = 128;
   const size_t j4 = jn / 4 * 4;
+  const bool pair = jn - j4 >= 2;
   for (size_t k0 = 0; k0 < kc; k0 += kBlock) {
     const size_t k1 = std::min(kc, k0 + kBlock);
     for (size_t j = 0; j < j4; j += 4) {
@@ -61,8 +63,26 @@ size_t PackLinesBy4(size_t w, size_t kc, size_t jn, const float* s, size_t sj, f
         dj[k * w + 3] = s3[k];
       }
     }
+    if (pair) {
+      const float* s0 = s + j4 * sj;
+      const float* s1 = s0 + sj;
+      float* dj = d + j4;
+      size_t k = k0;
+      for (; k + 4 <= k1; k += 4) {
+        const __m128 r0 = _mm_loadu_ps(s0 + k), r1 = _mm_loadu_ps(s1 + k);
+        const __m128 lo = _mm_unpacklo_ps(r0, r1), hi = _mm_unpackhi_ps(r0, r1);
+        _mm_storel_pi(reinterpret_cast<__m64*>(dj + k * w), lo);
+        _mm_storeh_pi(reinterpret_cast<__m64*>(dj + (k + 1) * w), lo);
+        _mm_storel_pi(reinterpret_cast<__m64*>(dj + (k + 2) * w), hi);
+        _mm_storeh_pi(reinterpret_cast<__m64*>(dj + (k + 3) * w), hi);
+      }
+      for (; k < k1; ++k) {
+        dj[k * w] = s0[k];
+        dj[k * w + 1] = s1[k];
+      }
+    }
   }
-  return j4;
+  return pair ? j4 + 2 : j4;
 }
 #endif
 

@@ -342,5 +342,88 @@ TEST_F(BadInput, ExternalDataInInputFile) {
   EXPECT_EXIT_WITH(RunWithInput(x), 2, "external data");
 }
 
+// --- com.microsoft MatMulNBits with inconsistent attributes or weights ----------------------
+
+// y[1,4] = MatMulNBits(x[1,32], B uint8[4,1,16], scales[4]), K 32, N 4, bits 4, block 32.
+onnx::ModelProto NBitsModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("vtensor-cli-test");
+  m.add_opset_import()->set_version(13);
+  auto* ms = m.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("nbits");
+  AddFloatIO(g->add_input(), "x", {1, 32});
+  AddFloatIO(g->add_output(), "y", {1, 4});
+  onnx::TensorProto* b = g->add_initializer();
+  b->set_name("B");
+  b->set_data_type(onnx::TensorProto::UINT8);
+  for (int64_t d : {4, 1, 16}) b->add_dims(d);
+  b->set_raw_data(std::string(64, '\x37'));
+  *g->add_initializer() = FloatTensor("scales", {4}, {0.5f, 0.25f, 1.0f, 2.0f});
+  auto* n = g->add_node();
+  n->set_name("mm");
+  n->set_op_type("MatMulNBits");
+  n->set_domain("com.microsoft");
+  n->add_input("x");
+  n->add_input("B");
+  n->add_input("scales");
+  n->add_output("y");
+  for (const auto& [k, v] : {std::pair<const char*, int64_t>{"K", 32}, {"N", 4}, {"bits", 4},
+                             {"block_size", 32}}) {
+    auto* a = n->add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  return m;
+}
+
+onnx::AttributeProto* NBitsAttr(onnx::ModelProto& m, const std::string& name) {
+  for (auto& a : *m.mutable_graph()->mutable_node(0)->mutable_attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+TEST_F(BadInput, MatMulNBitsValidModelRuns) {
+  EXPECT_EXIT_WITH(Vtensor({"run", WriteModel(NBitsModel())}), 0, "");
+}
+
+TEST_F(BadInput, MatMulNBitsBadAttributes) {
+  onnx::ModelProto m = NBitsModel();
+  NBitsAttr(m, "block_size")->set_i(24);
+  ExpectModelRejected(m, "block_size = 24");
+  m = NBitsModel();
+  NBitsAttr(m, "bits")->set_i(5);
+  ExpectModelRejected(m, "bits = 5");
+  m = NBitsModel();
+  NBitsAttr(m, "N")->set_i(-1);
+  ExpectModelRejected(m, "attribute N");
+}
+
+TEST_F(BadInput, MatMulNBitsWeightsDisagreeWithAttributes) {
+  // K = 64 needs two blocks per row: B [4, 2, 16] and 8 scales.
+  onnx::ModelProto m = NBitsModel();
+  NBitsAttr(m, "K")->set_i(64);
+  AddFloatIO(m.mutable_graph()->mutable_input(0), "x", {1, 64});
+  ExpectModelRejected(m, "input B is uint8[4,1,16], expected uint8[4,2,16]");
+  m = NBitsModel();
+  *m.mutable_graph()->mutable_initializer(1) = FloatTensor("scales", {3}, {1, 1, 1});
+  ExpectModelRejected(m, "input scales [3] must hold N * kb = 4 values");
+  // A g_idx naming a block that does not exist.
+  m = NBitsModel();
+  onnx::TensorProto* gi = m.mutable_graph()->add_initializer();
+  gi->set_name("g_idx");
+  gi->set_data_type(onnx::TensorProto::INT32);
+  gi->add_dims(32);
+  for (int k = 0; k < 32; ++k) gi->add_int32_data(k == 5 ? 3 : 0);
+  auto* n = m.mutable_graph()->mutable_node(0);
+  n->add_input("");
+  n->add_input("g_idx");
+  ExpectModelRejected(m, "g_idx[5] = 3");
+}
+
 }  // namespace
 }  // namespace vt::testing

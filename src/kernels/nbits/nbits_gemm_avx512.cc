@@ -19,33 +19,15 @@
 
 #include <cstdint>
 
+#include "kernels/nbits/nbits_avx512_inl.h"
 #include "kernels/nbits/nbits_ukernel.h"
 
 namespace vt::kernels {
 namespace {
 
-// Software prefetch distances (bytes ahead in the codes stream; the scales stream is prefetched
-// at the same distance in blocks): one prefetch per 64-byte line into L1 and, further ahead,
-// into L2, so enough lines are in flight while the kernel's ~10 vector uops per 16 code bytes
-// hold back the out-of-order window (the q4_0 VNNI row's finding, q4_0_gemm_avx512vnni.cc).
-constexpr uintptr_t kPrefetchL1Bytes = 2048;
-constexpr uintptr_t kPrefetchL2Bytes = 12288;
-
-// Zero points of the 16 rows of block b as floats (zp[r]).
-inline __m512 ZeroPoints(const NBitsPanel& w, size_t b) {
-  switch (w.zp_kind) {
-    case NBitsZeroPoints::kNone: return _mm512_set1_ps(8.0f);
-    case NBitsZeroPoints::kU4: {
-      const __m512i bytes = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.zp_u4 + (b / 2) * kNBitsRows)));
-      const __m512i z = (b & 1) != 0 ? _mm512_srli_epi32(bytes, 4)
-                                     : _mm512_and_si512(bytes, _mm512_set1_epi32(15));
-      return _mm512_cvtepi32_ps(z);
-    }
-    case NBitsZeroPoints::kF32: return _mm512_loadu_ps(w.zp_f32 + b * kNBitsRows);
-  }
-  return _mm512_set1_ps(8.0f);
-}
+using nbits_avx512::kPrefetchL1Bytes;
+using nbits_avx512::kPrefetchL2Bytes;
+using nbits_avx512::ZeroPoints;
 
 template <size_t MR, size_t G>
 void Panel(size_t nc, size_t kb, size_t bs, const float* x, size_t ldx, const NBitsPanel& w,

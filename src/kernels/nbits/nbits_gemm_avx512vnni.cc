@@ -19,13 +19,15 @@
 
 #include <cstdint>
 
+#include "kernels/nbits/nbits_avx512_inl.h"
 #include "kernels/nbits/nbits_ukernel.h"
 
 namespace vt::kernels {
 namespace {
 
-constexpr uintptr_t kPrefetchL1Bytes = 2048;
-constexpr uintptr_t kPrefetchL2Bytes = 12288;
+using nbits_avx512::kPrefetchL1Bytes;
+using nbits_avx512::kPrefetchL2Bytes;
+using nbits_avx512::ZeroPoints;
 
 // Rows 4g..4g+3 of chunk c of block `blk` (the block's 16 rows of `blob` bytes each).
 inline __m512i LoadGroup(const uint8_t* blk, size_t blob, size_t g, size_t c) {
@@ -35,22 +37,6 @@ inline __m512i LoadGroup(const uint8_t* blk, size_t blob, size_t g, size_t c) {
   v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + blob)), 1);
   v = _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * blob)), 2);
   return _mm512_inserti32x4(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 3 * blob)), 3);
-}
-
-// The 16 zero points of block b in row order, as floats.
-inline __m512 ZeroPoints(const NBitsPanel& w, size_t b) {
-  switch (w.zp_kind) {
-    case NBitsZeroPoints::kNone: return _mm512_set1_ps(8.0f);
-    case NBitsZeroPoints::kU4: {
-      const __m512i bytes = _mm512_cvtepu8_epi32(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.zp_u4 + (b / 2) * kNBitsRows)));
-      const __m512i z = (b & 1) != 0 ? _mm512_srli_epi32(bytes, 4)
-                                     : _mm512_and_si512(bytes, _mm512_set1_epi32(15));
-      return _mm512_cvtepi32_ps(z);
-    }
-    case NBitsZeroPoints::kF32: return _mm512_loadu_ps(w.zp_f32 + b * kNBitsRows);
-  }
-  return _mm512_set1_ps(8.0f);
 }
 
 template <size_t MR>

@@ -41,10 +41,23 @@ void PackABlock(const F32GemmA& a, size_t mr, size_t m0, size_t mc, size_t k0, s
   }
 }
 
+// Whether the tiles of a GEMM with `n` columns read a row-major A (kMk) in place instead of
+// packed: for the kernels that measured faster so (F32GemmKernel::rows_a), while n <= kRowsAMaxN.
+// Packing A costs the same per call whatever N, so its share of the time falls as N grows, while
+// reading MR strided row streams costs a fixed share: at 1024^3 (6x64) in place is about 1.5%
+// faster, at 2048^3 about 1% slower. Not for a decode tile that streams B (`stream_b`), whose
+// path is tuned for packed A; packing stays for kKm A (its rows are strided) and for a zero row
+// stride (F32GemmTileParams::a_stride == 0 means packed).
+constexpr size_t kRowsAMaxN = 1024;
+bool ReadsARows(const F32GemmKernel& kernel, const F32GemmA& a, size_t n, bool stream_b) {
+  return kernel.rows_a && a.kind == F32GemmA::Kind::kMk && a.ld != 0 && n <= kRowsAMaxN &&
+         !stream_b;
+}
+
 // Runs the tiles of C rows [m_begin, m_end) x columns [n_begin, n_end); m_begin is a multiple
 // of MR and n_begin of NR. A is read from `a_panels` (the full-K MR panels of all M rows) when
-// not null, else each MC x KC block of `a` is packed right before its tiles run, so that the
-// packed block is still in L2 when they read it.
+// not null, else in place from its rows (ReadsARows), else each MC x KC block of `a` is packed
+// right before its tiles run, so that the packed block is still in L2 when they read it.
 void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t n_begin,
               size_t n_end, size_t K, const float* a_panels, const F32GemmA& a,
               const F32GemmB& b, float* c, size_t ldc, const F32GemmEpilogue& ep) {
@@ -71,8 +84,9 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
   // first M block, right before the tiles that read it: they find the panel in L1/L2 instead
   // of reading a whole packed KC x NC block back from L3.
   const bool pack_per_panel = b_scratch != nullptr && b.kind != F32GemmB::Kind::kCallback;
+  const bool rows_a = a_panels == nullptr && ReadsARows(kernel, a, n_end - n_begin, stream_b);
   float* a_scratch = nullptr;
-  if (a_panels == nullptr) {
+  if (a_panels == nullptr && !rows_a) {
     Scratch& s = ThreadScratch();
     s.a.Resize(kc_max * std::min(mc_max, (m_end - m_begin + mr - 1) / mr * mr));
     a_scratch = s.a.data();
@@ -124,6 +138,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.min = ep.min;
       tp.max = ep.max;
       tp.stream_b = stream_b;
+      tp.a_stride = rows_a ? a.ld : 0;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
         // The A panel of rows [ic + ir, ic + ir + mr), steps [pc, pc + kc), starts at
@@ -133,6 +148,9 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
         if (a_panels != nullptr) {
           a_block = a_panels + (ic / mr) * K * mr + pc * mr;
           a_panel_stride = K * mr;
+        } else if (rows_a) {
+          a_block = a.data + ic * a.ld + pc;  // tiles MR rows apart
+          a_panel_stride = mr * a.ld;
         } else {
           PackABlock(a, mr, ic, mc, pc, kc, a_scratch);
         }
@@ -184,7 +202,8 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
   // Split along N when there are enough column tiles (each thread then packs only its own
   // B columns), else along M (each thread then packs only its own A rows).
   const bool split_n = n_tiles >= static_cast<size_t>(t) * 2 || n_tiles >= m_tiles;
-  if (split_n && a_panels == nullptr) {
+  const bool stream_b = b.kind == F32GemmB::Kind::kPanels && M <= mr;  // as in RunBlock
+  if (split_n && a_panels == nullptr && !ReadsARows(kernel, a, N, stream_b)) {
     // Every thread reads all of A: pack it once, up front, for all of them.
     Scratch& s = ThreadScratch();
     s.a.Resize(std::max<size_t>(F32PanelsSize(mr, K, M), 1));

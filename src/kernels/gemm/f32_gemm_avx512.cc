@@ -3,7 +3,8 @@
 //
 // Tile MR x 32: 2*MR zmm accumulators, two B vectors per k and one broadcast A element per row
 // (folded into the FMA as an embedded broadcast). The N tail uses masked loads/stores, so B is
-// never read past column nc and C never written past it.
+// never read past column nc and C never written past it. The 6x64 row also broadcasts A straight
+// from the rows of a row-major matrix (F32GemmTileParams::a_stride), one pointer per row.
 #include <immintrin.h>
 
 // GCC 12's masked-load intrinsics trip -Wmaybe-uninitialized on their own placeholder operand.
@@ -19,10 +20,35 @@ constexpr size_t kStreamPrefetch = 2048;
 // The last reduction steps of a full-width tile, during which its C lines are pulled into L1.
 constexpr size_t kCTail = 32;
 
+// Where a tile reads A. PanelA: one packed MR panel, element (i, k) at a[k * MR + i]. RowsA:
+// the rows of a row-major matrix, element (i, k) at row[i][k] (rows past the tile's mr point
+// at its last row, so that nothing outside A is read). at(i) is element (i, 0) of the current
+// step; next() moves one step along k.
+template <int MR>
+struct PanelA {
+  const float* a;
+  float at(int i) const { return a[i]; }
+  void next() { a += MR; }
+};
+template <int MR>
+struct RowsA {
+  const float* row[MR];
+  RowsA(const float* a, size_t stride, size_t mr) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+      row[i] = a + (static_cast<size_t>(i) < mr ? static_cast<size_t>(i) : mr - 1) * stride;
+  }
+  float at(int i) const { return *row[i]; }
+  void next() {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) ++row[i];
+  }
+};
+
 // kPrefetchC: step k < c_lines also prefetches line k of the C tile (row k / NV, vector
-// k % NV) into L1.
-template <int MR, int NV, bool kFull, bool kPrefetch = false, bool kPrefetchC = false>
-__attribute__((always_inline)) inline void MainLoop(size_t kc, const float* a, const float* b,
+// k % NV) into L1. `a` is advanced past the kc steps.
+template <int MR, int NV, bool kFull, bool kPrefetch = false, bool kPrefetchC = false, class A>
+__attribute__((always_inline)) inline void MainLoop(size_t kc, A& a, const float* b,
                                                     size_t b_stride, const __mmask16* mask,
                                                     __m512 (&acc)[MR][NV],
                                                     const float* c = nullptr,
@@ -39,17 +65,17 @@ __attribute__((always_inline)) inline void MainLoop(size_t kc, const float* a, c
       bv[v] = kFull ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i]);
+      const __m512 av = _mm512_set1_ps(a.at(i));
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
-    a += MR;
+    a.next();
     b += b_stride;
   }
 }
 
-template <int MR, int NV>
-__attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc, const float* a,
+template <int MR, int NV, class A>
+__attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc, A a,
                                                 const float* b, size_t b_stride, float* c,
                                                 size_t c_stride, const F32GemmTileParams& p) {
   __m512 acc[MR][NV];
@@ -82,8 +108,8 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
   } else if (nc == 16 * NV) {
     const size_t head = kc > kCTail ? kc - kCTail : 0;
     MainLoop<MR, NV, true>(head, a, b, b_stride, mask, acc);
-    MainLoop<MR, NV, true, false, true>(kc - head, a + head * MR, b + head * b_stride, b_stride,
-                                        mask, acc, c, c_stride, mr * NV);
+    MainLoop<MR, NV, true, false, true>(kc - head, a, b + head * b_stride, b_stride, mask, acc,
+                                        c, c_stride, mr * NV);
   } else {
     MainLoop<MR, NV, false>(kc, a, b, b_stride, mask, acc);
   }
@@ -126,9 +152,9 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
   }
 }
 
-template <int MR, int NVMAX>
-inline void TileMR(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
-                   size_t b_stride, float* c, size_t c_stride, const F32GemmTileParams* p) {
+template <int MR, int NVMAX, class A>
+inline void TileNV(size_t mr, size_t nc, size_t kc, A a, const float* b, size_t b_stride,
+                   float* c, size_t c_stride, const F32GemmTileParams* p) {
   // Narrow tiles skip the FMAs of the empty upper vectors.
   const size_t nv = (nc + 15) / 16;
   if (NVMAX >= 4 && nv >= 4) {
@@ -139,6 +165,17 @@ inline void TileMR(size_t mr, size_t nc, size_t kc, const float* a, const float*
     Tile<MR, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
   } else {
     Tile<MR, 1>(mr, nc, kc, a, b, b_stride, c, c_stride, *p);
+  }
+}
+
+// kRowsA: the row also reads A in place (params->a_stride != 0; F32GemmKernel::rows_a).
+template <int MR, int NVMAX, bool kRowsA = false>
+inline void TileMR(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
+                   size_t b_stride, float* c, size_t c_stride, const F32GemmTileParams* p) {
+  if (kRowsA && p->a_stride != 0) {
+    TileNV<MR, NVMAX>(mr, nc, kc, RowsA<MR>(a, p->a_stride, mr), b, b_stride, c, c_stride, p);
+  } else {
+    TileNV<MR, NVMAX>(mr, nc, kc, PanelA<MR>{a}, b, b_stride, c, c_stride, p);
   }
 }
 
@@ -165,7 +202,7 @@ void f32_gemm_14x32_avx512(size_t mr, size_t nc, size_t kc, const float* a, cons
 void f32_gemm_6x64_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
                           size_t b_stride, float* c, size_t c_stride,
                           const F32GemmTileParams* params) {
-  TileMR<6, 4>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
+  TileMR<6, 4, true>(mr, nc, kc, a, b, b_stride, c, c_stride, params);
 }
 
 void f32_gemm_8x48_avx512(size_t mr, size_t nc, size_t kc, const float* a, const float* b,
@@ -188,7 +225,7 @@ __attribute__((always_inline)) inline void DecodeTile(size_t mr, size_t nc, size
                                                       const F32GemmTileParams& p) {
   if (nc != 32 || b_stride != 32) {
     // Tails and in-place B: the general tile (same contract, same sums up to rounding).
-    Tile<MR, 2>(mr, nc, kc, a, b, b_stride, c, c_stride, p);
+    Tile<MR, 2>(mr, nc, kc, PanelA<MR>{a}, b, b_stride, c, c_stride, p);
     return;
   }
   __m512 acc[U][MR][2];

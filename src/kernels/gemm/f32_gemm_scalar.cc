@@ -28,7 +28,9 @@ void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t 
   for (size_t i = 0; i < mr; ++i) {
     for (size_t j = 0; j < nc; ++j) {
       float acc = 0.0f;
-      for (size_t k = 0; k < kc; ++k) acc += a[k * MR + i] * b[k * b_stride + j];
+      const size_t sk = params->a_stride != 0 ? 1 : MR;
+      const float* ai = params->a_stride != 0 ? a + i * params->a_stride : a + i;
+      for (size_t k = 0; k < kc; ++k) acc += ai[k * sk] * b[k * b_stride + j];
       float* cij = c + i * c_stride + j;
       *cij = Finish(acc, i, j, cij, *params);
     }

@@ -13,19 +13,19 @@ constexpr auto Avx2Supported = CpuHasAvx2;
 constexpr auto Always = AlwaysSupported;
 
 const F32GemmKernel kKernels[] = {
-    {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported},
-    {"f32_gemm_12x32_avx512", 12, 32, "avx512", f32_gemm_12x32_avx512, Avx512Supported},
-    {"f32_gemm_14x32_avx512", 14, 32, "avx512", f32_gemm_14x32_avx512, Avx512Supported},
-    {"f32_gemm_1x32_avx512", 1, 32, "avx512", f32_gemm_1x32_avx512, Avx512Supported},
-    {"f32_gemm_2x32_avx512", 2, 32, "avx512", f32_gemm_2x32_avx512, Avx512Supported},
-    {"f32_gemm_4x32_avx512", 4, 32, "avx512", f32_gemm_4x32_avx512, Avx512Supported},
-    {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported},
-    {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported},
-    {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported},
-    {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported},
-    {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported},
-    {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported},
-    {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always},
+    {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported, false},
+    {"f32_gemm_12x32_avx512", 12, 32, "avx512", f32_gemm_12x32_avx512, Avx512Supported, false},
+    {"f32_gemm_14x32_avx512", 14, 32, "avx512", f32_gemm_14x32_avx512, Avx512Supported, false},
+    {"f32_gemm_1x32_avx512", 1, 32, "avx512", f32_gemm_1x32_avx512, Avx512Supported, false},
+    {"f32_gemm_2x32_avx512", 2, 32, "avx512", f32_gemm_2x32_avx512, Avx512Supported, false},
+    {"f32_gemm_4x32_avx512", 4, 32, "avx512", f32_gemm_4x32_avx512, Avx512Supported, false},
+    {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported, true},
+    {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported, false},
+    {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported, false},
+    {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported, false},
+    {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported, false},
+    {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported, false},
+    {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always, false},
 };
 
 const F32GemmKernel& Choose() {

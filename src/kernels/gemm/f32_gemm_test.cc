@@ -73,6 +73,61 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
   }
 }
 
+// Rows-A kernels with A read in place (a_stride != 0): A is row-major with a row stride past kc
+// and NaN padding, so that a read past a row's kc elements poisons the result; the buffer ends
+// at the last element of row mr - 1 (rows past mr must not be read: sanitizer builds catch it).
+TEST_P(UkernelTest, RowsAMatchesReference) {
+  const F32GemmKernel& kr = GetParam();
+  if (!kr.rows_a) GTEST_SKIP() << kr.name << " reads packed A only";
+  if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
+  const size_t MR = kr.mr, NR = kr.nr;
+  for (size_t kc : {1, 7, 17, 33, 257}) {
+    const size_t lda = kc + 3;
+    for (size_t mr = 1; mr <= MR; ++mr) {
+      for (size_t nc : {size_t{1}, size_t{7}, NR / 2 + 1, NR - 1, NR}) {
+        for (int mode = 0; mode < 4; ++mode) {
+          auto src = Random(mr * kc, 1 + kc);
+          std::vector<float> a((mr - 1) * lda + kc, NAN);
+          for (size_t i = 0; i < mr; ++i)
+            std::copy(src.begin() + i * kc, src.begin() + (i + 1) * kc, a.begin() + i * lda);
+          const size_t b_stride = mode % 2 == 0 ? NR + 3 : NR;
+          auto b = Random(kc * b_stride, 2 + kc);
+          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
+          const size_t c_stride = NR + 5;
+          auto c0 = Random(MR * c_stride, 5);
+          F32GemmTileParams p;
+          p.a_stride = lda;
+          p.alpha = mode == 1 ? 0.5f : 1.0f;
+          p.accumulate = mode == 2;
+          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
+          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
+          p.clamp = mode == 3;
+          p.min = -0.25f;
+          p.max = 0.5f;
+          auto got = c0, want = c0;
+          kr.ukernel(mr, nc, kc, a.data(), b.data(), b_stride, got.data(), c_stride, &p);
+          F32GemmUkernelReference(MR, NR, mr, nc, kc, a.data(), b.data(), b_stride, want.data(),
+                                  c_stride, &p);
+          ExpectNear(got, want, kc,
+                     std::string(kr.name) + " rows A kc=" + std::to_string(kc) +
+                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
+                         " mode=" + std::to_string(mode));
+          // The same tile from packed A: bit-identical (same sums in the same order).
+          std::vector<float> packed(kc * MR, 0.0f);
+          for (size_t i = 0; i < mr; ++i)
+            for (size_t k = 0; k < kc; ++k) packed[k * MR + i] = src[i * kc + k];
+          F32GemmTileParams pp = p;
+          pp.a_stride = 0;
+          auto from_panel = c0;
+          kr.ukernel(mr, nc, kc, packed.data(), b.data(), b_stride, from_panel.data(), c_stride,
+                     &pp);
+          ASSERT_EQ(got, from_panel) << kr.name << " kc=" << kc << " mr=" << mr << " nc=" << nc;
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(F32GemmAllKernels, UkernelTest, ::testing::ValuesIn(F32GemmKernels().begin(),
                                                                        F32GemmKernels().end()),
                          [](const auto& info) { return std::string(info.param.name); });
@@ -131,6 +186,10 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
   auto a = Random(M * K, 11), b = Random(K * N, 12), c0 = Random(M * N, 13);
   auto bias_m = Random(M, 14), bias_n = Random(N, 15);
   auto at = Transpose(a, M, K), bt = Transpose(b, K, N);
+  // A [M, K] with row stride K + 3, NaN padding (read in place by rows-A kernels).
+  const size_t lda = K + 3;
+  std::vector<float> a_wide(M * lda, NAN);
+  for (size_t m = 0; m < M; ++m) std::copy(a.begin() + m * K, a.begin() + (m + 1) * K, a_wide.begin() + m * lda);
   F32Panels ap = MakeF32PanelsFromMk(kr.mr, M, K, a.data(), K);
   F32Panels bp = MakeF32PanelsFromKn(kr.nr, K, N, b.data(), N);
   CallbackCtx cb{b.data(), N};
@@ -142,13 +201,14 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
       std::copy(b.begin() + k * N, b.begin() + (k + 1) * N, gc.groups.back().begin() + (k - k0) * gc.ld);
   }
   if (gc.groups.empty()) gc.groups.emplace_back(1, 0.0f);
-  for (int akind = 0; akind < 3; ++akind) {
+  for (int akind = 0; akind < 4; ++akind) {
     for (int bkind = 0; bkind < 6; ++bkind) {
-      if (!every_kind && (akind != 0 || (bkind != 0 && bkind != 2))) continue;
+      if (!every_kind && (akind % 3 != 0 || (bkind != 0 && bkind != 2))) continue;
       F32GemmA A;
       if (akind == 0) A = {F32GemmA::Kind::kMk, a.data(), K, nullptr};
       if (akind == 1) A = {F32GemmA::Kind::kKm, at.data(), M, nullptr};
       if (akind == 2) A = {F32GemmA::Kind::kPanels, nullptr, 0, &ap};
+      if (akind == 3) A = {F32GemmA::Kind::kMk, a_wide.data(), lda, nullptr};
       F32GemmB B;
       if (bkind == 0) B = {F32GemmB::Kind::kKn, b.data(), N};
       if (bkind == 1) B = {F32GemmB::Kind::kNk, bt.data(), K};
@@ -215,6 +275,20 @@ TEST(F32GemmDriver, BlockPackedAEveryKind) {
   if (const F32GemmKernel* k14 = FindF32GemmKernel("f32_gemm_14x32_avx512"); k14 && k14->supported())
     CheckDriver(*k14, 401, 45, 530, 1);
   CheckDriver(DefaultF32GemmKernel(), 401, 45, 530, 2);
+}
+
+TEST(F32GemmDriver, RowsAKernelBlocksAndThreads) {
+  // Rows-A kernels read kMk A in place: M crossing the MC block with a tail tile, several K
+  // blocks, lda > K (CheckDriver's A kind 3), split along M (threads 2, few column tiles) and
+  // along N (threads 2, many column tiles, A shared by both threads unpacked).
+  for (const auto& kr : F32GemmKernels()) {
+    if (!kr.rows_a || !kr.supported()) continue;
+    CheckDriver(kr, 401, 45, 530, 1);
+    CheckDriver(kr, 401, 45, 530, 2);
+    CheckDriver(kr, 33, 300, 70, 2);
+    CheckDriver(kr, 5, 131, 9, 1);
+    CheckDriver(kr, 20, 1100, 40, 1, false);  // past the column limit: A packed again
+  }
 }
 
 TEST(F32GemmDriver, ThreadedMatchesSerial) {

@@ -4,6 +4,9 @@
 // strides in, no allocation, no threads, no framework types):
 //   A  is one packed micro-panel (see f32_gemm_pack.h): element (i, k) at a[k * MR + i],
 //      i < MR. Rows i >= mr are read but must be finite (the packer zero-fills them).
+//      Rows-A kernels (F32GemmKernel::rows_a) also take A in place from a row-major matrix
+//      when params->a_stride != 0: element (i, k) at a[i * a_stride + k], only rows i < mr
+//      read (no packing, no padded rows). The sums are the same, in the same order.
 //   B  row k starts at b + k * b_stride and holds the columns [0, nc); nc <= NR. Only those
 //      columns are read, so B may be a packed panel (b_stride == NR) or any row-major
 //      matrix read in place (b_stride == ldb).
@@ -31,14 +34,18 @@ struct F32GemmTileParams {
   // Hint: B is streamed from memory exactly once (decode against prepacked panels, one M
   // tile), so kernels may prefetch ahead of it. Never changes the result.
   bool stream_b = false;
+  // 0: A is a packed MR panel. Else (rows-A kernels only) the row stride of A read in place,
+  // in floats (>= kc).
+  size_t a_stride = 0;
 };
 
 using F32GemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kc, const float* a,
                                   const float* b, size_t b_stride, float* c, size_t c_stride,
                                   const F32GemmTileParams* params);
 
-// Scalar reference twin of any MR x NR kernel: same contract, plain loops, float accumulation
-// in k order. Tests compare every table kernel against it.
+// Scalar reference twin of any MR x NR kernel: same contract (A packed or, with
+// params->a_stride != 0, read in place), plain loops, float accumulation in k order. Tests
+// compare every table kernel against it.
 void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t kc,
                              const float* a, const float* b, size_t b_stride, float* c,
                              size_t c_stride, const F32GemmTileParams* params);

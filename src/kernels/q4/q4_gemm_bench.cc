@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/read_floor.h"
 #include "kernels/q4/q4_gemm.h"
 
 namespace {
@@ -96,30 +97,6 @@ void Report(benchmark::State& state, size_t bytes, double seconds, size_t iters,
   if (ratio && g_read_gbps > 0) state.counters["x_read"] = gbps / g_read_gbps;
 }
 
-#if defined(__x86_64__)
-// GCC 12 flags the undefined pass-through operand inside its own _mm512_reduce_add_epi64.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-// kbench's read floor: 64-bit sums in four zmm over aligned 64-byte loads, prefetcht0 2 KiB
-// ahead. On AVX-512 machines this reads ~1.3x faster than the scalar chains below.
-__attribute__((target("avx512f"))) uint64_t SumAvx512(const uint64_t* p, size_t n) {
-  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    for (int line = 0; line < 4; ++line)
-      _mm_prefetch(reinterpret_cast<const char*>(p + i) + 2048 + 64 * line, _MM_HINT_T0);
-    s0 = _mm512_add_epi64(s0, _mm512_load_si512(p + i));
-    s1 = _mm512_add_epi64(s1, _mm512_load_si512(p + i + 8));
-    s2 = _mm512_add_epi64(s2, _mm512_load_si512(p + i + 16));
-    s3 = _mm512_add_epi64(s3, _mm512_load_si512(p + i + 24));
-  }
-  uint64_t s = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(s0, s1),
-                                                        _mm512_add_epi64(s2, s3)));
-  for (; i < n; ++i) s += p[i];
-  return s;
-}
-#endif
 
 // Sequential read of the q4_0 copies' bytes with eight independent 64-bit XOR chains, with or
 // without software prefetch 2 KiB ahead, or (`avx512`) kbench's vector sum. The gemm rows'
@@ -135,7 +112,7 @@ void ReadFloor(benchmark::State& state, bool prefetch, bool avx512 = false) {
     const auto* q = reinterpret_cast<const uint64_t*>(p.slots[slot].get());
 #if defined(__x86_64__)
     if (avx512) {
-      sink ^= SumAvx512(q, bytes / 8);
+      sink ^= vt::kernels::ReadFloorSumAvx512(q, bytes / 8);
       benchmark::DoNotOptimize(sink);
       slot = (slot + 1) % kCopies;
       ++iters;

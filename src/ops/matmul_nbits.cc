@@ -9,7 +9,8 @@
 // 2^(bits-1)), g_idx (optional, deprecated: int32 [K]), bias (optional [N]). Attributes K, N,
 // block_size (a power of two >= 16) required; bits 2, 4 or 8 (default 4); accuracy_level
 // (default 0): 4 lets the fast path quantize the activations to int8 per 32 elements and run
-// the VNNI row (as ONNX Runtime does at level 4); every other level keeps f32 activations.
+// the VNNI row (as ONNX Runtime does at level 4) where the CPU has it; every other level, and
+// level 4 without VNNI, keeps f32 activations.
 //
 // Fast path (bits 4, block_size a multiple of 32, constant weights, g_idx absent or the plain
 // k / bs): the three planes are prepacked into 16-row panels through the weight provider (so
@@ -22,6 +23,7 @@
 #include <new>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/nbits/nbits_gemm.h"
@@ -279,10 +281,11 @@ class MatMulNBitsKernel final : public OpKernel {
     }
     // The session's ISA level (--arch) caps the row, as for the other weight forms.
     const bool avx512 = init.weights().isa() == IsaLevel::kAvx512;
-    if (a_.accuracy_level == 4)
-      kernel_ = avx512 ? &kernels::DefaultNBitsQ8GemmKernel() : &kernels::PortableNBitsQ8GemmKernel();
-    else
-      kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
+    // Level 4 takes the int8 row only where it has a vector one (VNNI); elsewhere the f32 rows
+    // are faster than the scalar q8 twin and at least as accurate.
+    kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
+    const kernels::NBitsGemmKernel& q8 = kernels::DefaultNBitsQ8GemmKernel();
+    if (a_.accuracy_level == 4 && avx512 && std::string_view(q8.isa) != "portable") kernel_ = &q8;
   }
 
   NBitsAttrs a_;

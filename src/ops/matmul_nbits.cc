@@ -8,15 +8,17 @@
 // with ceil(kb * bits / 8) packed bytes per row, or A's type with kb per row; absent means
 // 2^(bits-1)), g_idx (optional, deprecated: int32 [K]), bias (optional [N]). Attributes K, N,
 // block_size (a power of two >= 16) required; bits 2, 4 or 8 (default 4); accuracy_level
-// (default 0): 4 lets the fast path quantize the activations to int8 per 32 elements and run
-// the VNNI row (as ONNX Runtime does at level 4) where the CPU has it; every other level, and
-// level 4 without VNNI, keeps f32 activations.
+// (default 0): with 4 and bits 4 the activations are quantized to int8 with one scale per weight
+// block, as ONNX Runtime does at level 4 (kernels/nbits NBitsQuantizeXQ8; the fast path runs the
+// VNNI row or its bit-identical portable twin, the general path multiplies the dequantized
+// activations d * q in f32), on every CPU alike; every other level keeps f32 activations.
 //
 // Fast path (bits 4, block_size a multiple of 32, constant weights, g_idx absent or the plain
 // k / bs): the three planes are prepacked into 16-row panels through the weight provider (so
 // `vtensor compile` caches them and a hit uses them in place; runtime/weight_form.h) and run
 // on the MatMulNBits kernel family (kernels/nbits). Anything else dequantizes B to f32 [N, K]
 // (once, at session creation, when the weights are constant) and runs the f32 GEMM.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -147,6 +149,21 @@ Expected<std::vector<float>> Dequantize(const NBitsAttrs& a, const Tensor& b, co
   return w;
 }
 
+// accuracy_level 4 on the general path: rows of `k` activations replaced by d * q, with one
+// d = amax / 127 per block of `bs` (NBitsQuantizeXQ8's definition; the last block may be short).
+void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float* out) {
+  for (size_t i = 0; i < m; ++i)
+    for (size_t b0 = 0; b0 < k; b0 += bs) {
+      const size_t n = std::min(bs, k - b0);
+      const float* src = x + i * k + b0;
+      float amax = 0.0f;
+      for (size_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(src[j]));
+      const float d = amax / 127.0f;
+      for (size_t j = 0; j < n; ++j)
+        out[i * k + b0 + j] = d == 0.0f ? 0.0f : d * std::clamp(std::nearbyint(src[j] / d), -127.0f, 127.0f);
+    }
+}
+
 class MatMulNBitsKernel final : public OpKernel {
  public:
   MatMulNBitsKernel(const KernelInit& init, const NBitsAttrs& a) : a_(a) {
@@ -222,10 +239,17 @@ class MatMulNBitsKernel final : public OpKernel {
         local = std::move(*d);
         w = &local;
       }
+      // Level 4 (bits 4): the activations as the q8 rows see them, d * q per weight block.
+      Tensor aq = a;
+      if (a_.accuracy_level == 4 && a_.bits == 4) {
+        aq = Tensor::Empty(DType::kFloat32, a.shape());
+        QuantizeDequantizeRows(a.data<float>(), M, K, static_cast<size_t>(a_.bs),
+                               aq.mutable_data<float>());
+      }
       kernels::F32GemmEpilogue ep;
       ep.bias_n = pbias;
       kernels::F32Gemm(kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
-                       kernels::F32GemmA{kernels::F32GemmA::Kind::kMk, a.data<float>(), K},
+                       kernels::F32GemmA{kernels::F32GemmA::Kind::kMk, aq.data<float>(), K},
                        kernels::F32GemmB{kernels::F32GemmB::Kind::kNk, w->data(), K},
                        yf.mutable_data<float>(), N, ep, ctx.threads());
     }
@@ -281,11 +305,12 @@ class MatMulNBitsKernel final : public OpKernel {
     }
     // The session's ISA level (--arch) caps the row, as for the other weight forms.
     const bool avx512 = init.weights().isa() == IsaLevel::kAvx512;
-    // Level 4 takes the int8 row only where it has a vector one (VNNI); elsewhere the f32 rows
-    // are faster than the scalar q8 twin and at least as accurate.
-    kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
-    const kernels::NBitsGemmKernel& q8 = kernels::DefaultNBitsQ8GemmKernel();
-    if (a_.accuracy_level == 4 && avx512 && std::string_view(q8.isa) != "portable") kernel_ = &q8;
+    // Level 4 quantizes the activations on every ISA (the VNNI row, else its portable twin,
+    // which is bit-identical), so that the result does not depend on the CPU or --arch.
+    if (a_.accuracy_level == 4)
+      kernel_ = avx512 ? &kernels::DefaultNBitsQ8GemmKernel() : &kernels::PortableNBitsQ8GemmKernel();
+    else
+      kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
   }
 
   NBitsAttrs a_;

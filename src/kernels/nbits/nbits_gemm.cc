@@ -30,13 +30,13 @@ void NBitsGemm(const NBitsGemmKernel& kernel, size_t M, size_t N, size_t K, size
   const size_t panels = (N + kNBitsRows - 1) / kNBitsRows;
   const size_t blob = bs / 2, kzb = (kb + 1) / 2;
   const long long np = static_cast<long long>(panels);
-  // q8 rows: the pair-ordered activations quantized once per call, 32 elements per block.
+  // q8 rows: the pair-ordered activations quantized once per call, one scale per weight block.
   std::vector<Q4Q8Block> xq;
   const size_t ldq = ldp / 32;
   if (kernel.q8_ukernel != nullptr) {
     xq.resize(M * ldq);
     const ScopedFlushDenormals ftz;
-    kernel.quantize_x(M, ldp, xp.data(), ldp, xq.data());
+    NBitsQuantizeXQ8(M, ldp, bs, xp.data(), ldp, xq.data());
   }
 #pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
   {

@@ -10,8 +10,9 @@
 // are read from memory once per call. threads > 1 splits the panels over OpenMP threads; every
 // Y element is reduced by one thread in a fixed order, so the result does not depend on the
 // thread count. f32 rows: each Y row is within the twin's bound (nbits_ukernel.h). q8 rows
-// (accuracy_level 4): the driver quantizes the pair-ordered activations with the row's
-// quantizer, and the result is bit-identical to NBitsQ8GemmReference on those blocks.
+// (accuracy_level 4): the driver quantizes the pair-ordered activations with NBitsQuantizeXQ8
+// (one scale per weight block), and the result is bit-identical to NBitsQ8GemmReference on
+// those blocks.
 // Subnormals are flushed to zero while the kernels run.
 // Preconditions (programming errors, asserted): bs % 32 == 0, K <= kb * bs.
 #pragma once

@@ -1,4 +1,5 @@
 // Reference twin and portable row of the MatMulNBits kernels (nbits_ukernel.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -36,6 +37,31 @@ void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, con
                                  size_t ldx, const NBitsPanel& w, const float* bias, float* y,
                                  size_t ldy) {
   NBitsGemmReference(mr, nc, kb, bs, x, ldx, w, bias, y, ldy);
+}
+
+void NBitsQuantizeXQ8(size_t m, size_t k, size_t bs, const float* x, size_t ldx,
+                      Q4Q8Block* xq) {
+  const size_t chunks = k / 32;
+  for (size_t i = 0; i < m; ++i)
+    for (size_t b0 = 0; b0 < k; b0 += bs) {
+      const float* src = x + i * ldx + b0;
+      float amax = 0.0f;
+      for (size_t j = 0; j < bs; ++j) amax = std::max(amax, std::fabs(src[j]));
+      const float d = amax / 127.0f;
+      for (size_t c = 0; c < bs / 32; ++c) {
+        Q4Q8Block& out = xq[i * chunks + b0 / 32 + c];
+        std::memset(&out, 0, sizeof(out));
+        if (d == 0.0f) continue;
+        int32_t sum = 0;
+        for (size_t j = 0; j < 32; ++j) {
+          const float q = std::nearbyint(src[c * 32 + j] / d);
+          out.q[j] = static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f));
+          sum += out.q[j];
+        }
+        out.neg8sum[0] = -8 * sum;
+        out.d = d;
+      }
+    }
 }
 
 void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,

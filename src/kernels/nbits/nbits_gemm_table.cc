@@ -7,9 +7,9 @@ namespace {
 
 const NBitsGemmKernel kQ8Kernels[] = {
     {"gemm_nbits4_q8_8x16_avx512vnni", "avx512vnni", kNBitsMaxMr, nullptr, CpuHasAvx512Vnni,
-     Q4_0QuantizeXQ8Avx512, gemm_nbits4_q8_8x16_avx512vnni},
+     gemm_nbits4_q8_8x16_avx512vnni},
     {"gemm_nbits4_q8_8x16_scalar", "portable", kNBitsMaxMr, nullptr, AlwaysSupported,
-     Q4_0QuantizeXQ8Reference, NBitsQ8GemmReference},
+     NBitsQ8GemmReference},
 };
 const NBitsGemmKernel kF32Kernels[] = {
     {"gemm_nbits4_f32_8x16_avx512", "avx512", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx512,

@@ -20,8 +20,7 @@ struct NBitsGemmKernel {
   size_t mr;         // most activation rows per call (kNBitsMaxMr)
   NBitsGemmUkernelFn ukernel;  // f32 rows; null on q8 rows
   bool (*supported)();  // run-time CPU (and OS state) check
-  Q4QuantizeXFn quantize_x = nullptr;        // q8 rows: the activation quantizer
-  NBitsGemmQ8UkernelFn q8_ukernel = nullptr;  // q8 rows: the microkernel
+  NBitsGemmQ8UkernelFn q8_ukernel = nullptr;  // q8 rows (activations by NBitsQuantizeXQ8)
 };
 
 // All rows: the q8 rows first, then the f32 rows fastest first; the last row is portable.

@@ -160,7 +160,7 @@ TEST(NBitsGemmTest, Q8RowsAreBitIdenticalToTheirTwin) {
       const size_t ldp = p.kb * c.bs, ldq = ldp / 32;
       const std::vector<float> xp = PairOrder(x, c.m, c.k, c.k, ldp);
       std::vector<Q4Q8Block> xq(c.m * ldq);
-      Q4_0QuantizeXQ8Reference(c.m, ldp, xp.data(), ldp, xq.data());
+      NBitsQuantizeXQ8(c.m, ldp, c.bs, xp.data(), ldp, xq.data());
       std::vector<float> want(c.m * c.n);
       for (size_t pnl = 0; pnl * 16 < c.n; ++pnl) {
         NBitsPanel w = p.Panel();
@@ -193,6 +193,37 @@ TEST(NBitsGemmTest, Q8RowsAreBitIdenticalToTheirTwin) {
           }
       }
     }
+}
+
+// The activation quantizer: one scale per weight block, d = amax / 127, |x - d q| <= 0.5001 d,
+// neg8sum = -8 * sum q per 32-element chunk; an all-zero block gives zeros.
+TEST(NBitsGemmTest, QuantizerUsesOneScalePerBlock) {
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> xd(-3.0f, 3.0f);
+  for (size_t bs : {32, 64, 256}) {
+    const size_t m = 2, k = 2 * bs;
+    std::vector<float> x(m * k);
+    for (auto& v : x) v = xd(g);
+    for (size_t j = 0; j < bs; ++j) x[bs + j] = 0.0f;  // row 0, block 1: zeros
+    std::vector<Q4Q8Block> xq(m * k / 32);
+    NBitsQuantizeXQ8(m, k, bs, x.data(), k, xq.data());
+    for (size_t i = 0; i < m; ++i)
+      for (size_t b = 0; b < k / bs; ++b) {
+        float amax = 0.0f;
+        for (size_t j = 0; j < bs; ++j) amax = std::max(amax, std::fabs(x[i * k + b * bs + j]));
+        for (size_t c = 0; c < bs / 32; ++c) {
+          const Q4Q8Block& blk = xq[i * (k / 32) + b * (bs / 32) + c];
+          EXPECT_EQ(blk.d, amax / 127.0f) << "bs=" << bs << " row " << i << " block " << b;
+          int32_t sum = 0;
+          for (size_t j = 0; j < 32; ++j) {
+            const float v = x[i * k + b * bs + c * 32 + j];
+            EXPECT_LE(std::fabs(v - blk.d * blk.q[j]), 0.5001f * blk.d + 1e-30f);
+            sum += blk.q[j];
+          }
+          EXPECT_EQ(blk.neg8sum[0], -8 * sum);
+        }
+      }
+  }
 }
 
 // The portable row equals the twin bit for bit (it is the twin's arithmetic), forced through

@@ -97,20 +97,29 @@ void gemm_nbits4_f32_8x16_avx512(size_t mr, size_t nc, size_t kb, size_t bs, con
 
 // ---- int8-activation (q8) rows: MatMulNBits accuracy_level 4 ----
 //
-// ONNX Runtime's accuracy_level 4 lets a runtime quantize the activations to int8. The q8 rows
-// take X already in pair order and quantized per 32-element chunk into Q4Q8Block (q4_ukernel.h:
-// d = amax / 127, q = nearbyint(x / d); neg8sum[0] = -8 * sum q, so sum q = -neg8sum[0] / 8);
-// activation row i holds kb * bs / 32 blocks at xq + i * ldxq. For row r, block b and chunk c
-// of the block (codes u, zero point zp, scale s of (r, b)):
+// ONNX Runtime's accuracy_level 4 lets a runtime quantize the activations to int8, one scale per
+// weight block (as ONNX Runtime does). The q8 rows take X in pair order, quantized by
+// NBitsQuantizeXQ8 into one Q4Q8Block (q4_ukernel.h) per 32-element chunk: for each block of bs
+// elements of a row, d = amax / 127 over the block (f32 division), q = nearbyint(x / d) (f32
+// division, round half to even; 0 when d == 0), and every chunk of the block carries that d
+// and neg8sum[0] = -8 * sum of its q (so sum q = -neg8sum[0] / 8). Activation row i holds
+// kb * bs / 32 blocks at xq + i * ldxq. For row r, block b and chunk c of the block (codes u,
+// zero point zp, scale s of (r, b)):
 //   int_c = sum_k q_k * u_k - zp * sum_k q_k      (exact; with float zero points the
 //                                                   difference is taken in f32)
-//   term  = f32(int_c * f32(s * d_c)),   acc = f32(acc + term)   in increasing (b, c) order,
+//   term  = f32(int_c * f32(s * d_b)),   acc = f32(acc + term)   in increasing (b, c) order,
 //   y(i, r) = f32(acc + bias[r])
 // i.e. the exact product of the decoded weights (u - zp) * s with the dequantized activations
-// d * q, up to f32 rounding. The q8 rows are bit-identical to NBitsQ8GemmReference.
+// d * q (|x - d q| <= 0.5001 d), up to f32 rounding. The q8 rows are bit-identical to
+// NBitsQ8GemmReference.
 using NBitsGemmQ8UkernelFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs,
                                       const Q4Q8Block* xq, size_t ldxq, const NBitsPanel& w,
                                       const float* bias, float* y, size_t ldy);
+
+// The activation quantizer of every q8 row (the definition above; plain C++, deterministic):
+// rows of k floats (k a multiple of bs, bs a multiple of 32) at x + i * ldx, already in pair
+// order, into k / 32 blocks per row at xq + i * (k / 32). Run under FTZ|DAZ by the driver.
+void NBitsQuantizeXQ8(size_t m, size_t k, size_t bs, const float* x, size_t ldx, Q4Q8Block* xq);
 
 // Scalar reference twin of the q8 rows.
 void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,

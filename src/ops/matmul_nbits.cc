@@ -266,6 +266,7 @@ class MatMulNBitsKernel final : public OpKernel {
     info.nbits_rows = a_.N;
     info.nbits_cols = cols;
     info.nbits_unit = unit;
+    info.nbits_q8 = a_.accuracy_level == 4;
     if (t.dtype() == DType::kUInt8 || t.dtype() == DType::kFloat32) {
       auto pw = init.weights().Prepare(init.node, init.node.inputs[input], t, info);
       if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kNBitsPanels) {

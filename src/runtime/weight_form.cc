@@ -310,8 +310,12 @@ Expected<Layout> NBitsPanelLayout(const Shape& shape, Encoding enc, int64_t rows
 void NBitsCandidate(DType dtype, const Shape& shape, const WeightUseInfo& use, IsaLevel isa,
                     std::vector<WeightFormCandidate>* out) {
   WeightFormCandidate c;
-  const char* kernel = isa == IsaLevel::kAvx512 ? "gemm_nbits4_f32_8x16_avx512"
-                                                : kernels::PortableNBitsGemmKernel().name;
+  // The row the operator runs on this ISA level (the panels are the same for every row).
+  const char* kernel =
+      use.nbits_q8 ? (isa == IsaLevel::kAvx512 ? kernels::DefaultNBitsQ8GemmKernel().name
+                                               : kernels::PortableNBitsQ8GemmKernel().name)
+                   : (isa == IsaLevel::kAvx512 ? kernels::DefaultNBitsGemmKernel().name
+                                               : kernels::PortableNBitsGemmKernel().name);
   const char* type = use.use == WeightUse::kNBitsCodes    ? kNBitsCodesType
                      : use.use == WeightUse::kNBitsScales ? kNBitsScalesType
                                                           : kNBitsZeroPointsType;

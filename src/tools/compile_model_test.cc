@@ -630,7 +630,9 @@ TEST(CompiledCacheNBitsTest, PlanesHitAndFaultsMissPerPlane) {
   }
   const Outcome flipped = run(out, Verify(VerifyPolicy::kAlways));
   for (const auto& r : flipped.report) {
-    if (r.index == codes) EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+    if (r.index == codes) {
+      EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+    }
   }
   EXPECT_EQ(flipped.outputs, fresh.outputs);
 }

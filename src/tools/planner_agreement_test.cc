@@ -81,7 +81,9 @@ TEST(PlannerAgreementTest, PassLayoutsEqualCompiledEntries) {
     // Every ungrouped weight kind is present on every target (grouped filters only where the
     // target's MR divides the rows per group), and both planners agree on each weight.
     for (const char* w : {"Wc", "Wp", "Wm", "Wt"}) ASSERT_TRUE(compiled.count(w)) << w;
-    if (isa == IsaLevel::kAvx512) EXPECT_TRUE(compiled.count("Wg"));
+    if (isa == IsaLevel::kAvx512) {
+      EXPECT_TRUE(compiled.count("Wg"));
+    }
     ASSERT_EQ(plan.size(), compiled.size());
     for (const auto& [w, l] : compiled) {
       ASSERT_TRUE(plan.count(w)) << w;

@@ -78,6 +78,7 @@ struct WeightUseInfo {
   int64_t nbits_rows = 0;
   int64_t nbits_cols = 0;
   int64_t nbits_unit = 1;
+  bool nbits_q8 = false;  // accuracy_level 4: int8 activations (names the q8 row in --explain)
 };
 
 // How Conv computes (src/ops/conv.cc); decided here so that packing and compute agree.

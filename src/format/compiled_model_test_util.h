@@ -3,6 +3,8 @@
 // model-level type, q4_0 kernel-feed order with an inline type, q8_0 in an external file).
 #pragma once
 
+#include "vtensor/format/payload_digest.h"
+
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -91,6 +93,18 @@ inline CompiledModel CompiledMatMulModel(const std::string& dir) {
   EXPECT_TRUE(AddCompiledTensor(m, "W", *q8->Transpose({1, 0}), CpuDevice("x86_64-avx2"),
                                 "q8_0_feed_r8", external).ok());
   return m;
+}
+
+// XORs byte `at` of entry `entry`'s inline payload with `mask` and, when the entry carries its
+// own payload digest, rewrites that digest: a payload written wrong but self-consistent (a
+// packer bug), which only decoding can find.
+inline void CorruptInlinePayloadConsistently(CompiledModel& m, int entry, size_t at,
+                                             uint8_t mask) {
+  auto& e = *m.ext.mutable_compiled_tensors(entry);
+  std::string& raw = *e.mutable_value()->mutable_raw_data();
+  raw[at] = static_cast<char>(raw[at] ^ mask);
+  for (auto& kv : *e.mutable_metadata_props())
+    if (kv.key() == kPayloadDigestKey) kv.set_value(PayloadDigest(raw.data(), raw.size()));
 }
 
 }  // namespace vt::testing

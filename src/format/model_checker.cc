@@ -13,6 +13,7 @@
 #include <set>
 
 #include "vtensor/format/onnx_import.h"
+#include "vtensor/format/payload_digest.h"
 #include "vtensor/format/struct_decoder.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/runtime/tensor.h"
@@ -407,6 +408,19 @@ class Checker {
     }
   }
 
+  // The entry's own payload digest (metadata_props vt.payload_digest, format/payload_digest.h),
+  // when it has one: damage to the payload bytes (a flipped byte, another file swapped in).
+  void CheckPayloadDigestProp(int i, const uint8_t* bytes, size_t size) {
+    const auto& props = m_.ext.compiled_tensors(i).metadata_props();
+    for (int k = 0; k < props.size(); ++k) {
+      if (props[k].key() != kPayloadDigestKey) continue;
+      if (Status st = CheckPayloadDigest(props[k].value(), bytes, size); !st.ok())
+        Add(Severity::kError, "payload-digest", i,
+            Entry(i) + ".metadata_props[" + std::to_string(k) + "]", st.message());
+      return;
+    }
+  }
+
   void CheckEntry(int i) {
     const auto& e = m_.ext.compiled_tensors(i);
     CheckKeys(e.metadata_props(), "metadata-key", i, Entry(i) + ".metadata_props");
@@ -430,6 +444,7 @@ class Checker {
     }
     size_t size = 0;
     const uint8_t* bytes = Payload(i, t, &size);
+    if (bytes) CheckPayloadDigestProp(i, bytes, size);
     if (o_.decode && t && src && bytes) Decode(i, *src, *t, bytes, size);
   }
 

@@ -54,6 +54,16 @@ TEST_F(ModelCheckerTest, WellFormedCompiledModelHasZeroFindings) {
   EXPECT_TRUE(fs.empty()) << Describe(fs);
 }
 
+// An entry's own payload digest (vt.payload_digest) is checked without --decode: a matching
+// digest passes, a damaged payload is an error naming the metadata field.
+TEST_F(ModelCheckerTest, PayloadDigest) {
+  CheckOptions structural;
+  structural.decode = false;
+  ExpectOnly("payload-digest", Severity::kError, [](CompiledModel& m) {
+    (*m.ext.mutable_compiled_tensors(0)->mutable_value()->mutable_raw_data())[5] ^= 0x10;
+  }, structural);
+}
+
 TEST_F(ModelCheckerTest, Onnx) {
   ExpectOnly("onnx", Severity::kError,
              [](CompiledModel& m) { m.model->mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp"); });
@@ -197,7 +207,7 @@ TEST_F(ModelCheckerTest, DecodeMismatchThroughTheLayout) {
     EXPECT_EQ(f.rule, "decode-layout") << Describe(clean);
     EXPECT_EQ(f.severity, Severity::kInfo);
   }
-  (*E(m, 0).mutable_value()->mutable_raw_data())[100] ^= 0x40;
+  testing::CorruptInlinePayloadConsistently(m, 0, 100, 0x40);
   std::vector<Finding> errors;
   for (const auto& f : CheckCompiledModel(m, decode))
     if (f.severity != Severity::kInfo) errors.push_back(f);

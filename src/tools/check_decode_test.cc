@@ -83,22 +83,22 @@ TEST_F(CheckDecodeTest, EveryStoredDecoderReproducesTheSource) {
 
 TEST_F(CheckDecodeTest, CorruptedLosslessPayloadByte) {
   CompiledModel m = Model();
-  (*m.ext.mutable_compiled_tensors(0)->mutable_value()->mutable_raw_data())[100] ^= 0x01;
+  testing::CorruptInlinePayloadConsistently(m, 0, 100, 0x01);
   ExpectOneMismatch(m, 0);
 }
 
 TEST_F(CheckDecodeTest, CorruptedQuantizedScale) {
   CompiledModel m = Model();
   // q4_0 block 0: f16 scale in bytes 0-1; flipping the exponent's top bit scales it by 2^16.
-  (*m.ext.mutable_compiled_tensors(1)->mutable_value()->mutable_raw_data())[1] ^= 0x40;
+  testing::CorruptInlinePayloadConsistently(m, 1, 1, 0x40);
   ExpectOneMismatch(m, 1);
 }
 
 TEST_F(CheckDecodeTest, CorruptedPlanarZeroPoint) {
   CompiledModel m = Model();
-  auto* v = m.ext.mutable_compiled_tensors(3)->mutable_value();
-  const int64_t zp_offset = v->struct_type().fields(2).offset();
-  (*v->mutable_raw_data())[static_cast<size_t>(zp_offset)] ^= 0x0c;  // zero point of row 0 block 0
+  const int64_t zp_offset = m.ext.compiled_tensors(3).value().struct_type().fields(2).offset();
+  // The zero point of row 0, block 0.
+  testing::CorruptInlinePayloadConsistently(m, 3, static_cast<size_t>(zp_offset), 0x0c);
   ExpectOneMismatch(m, 3);
 }
 

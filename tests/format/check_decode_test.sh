@@ -1,7 +1,8 @@
 #!/bin/bash
 # `vtensor check --decode` runs every stored decoder function with vtensor's runtime and
 # compares with the source initializer (issue #3 item 4): exit 0 for a good model, 1 when a
-# payload byte is corrupted (lossless f32 panels inline; lossy q8_0 scale in the external file).
+# payload byte is corrupted (lossless f32 panels inline; lossy q8_0 scale in the external file),
+# which each entry's payload digest also reports, with or without --decode.
 # usage: tests/format/check_decode_test.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
@@ -40,7 +41,9 @@ PY
 expect_rc "corrupted lossless payload" 1 "$vt" check "$out/panels_bad.onnx" --decode --json
 grep -q '"rule": "decode-mismatch"' "$out/stdout" && grep -q '"entry": 0' "$out/stdout" \
   && ok "decode-mismatch names entry 0" || bad "mismatch finding: $(cat "$out/stdout")"
-grep -c '"severity": "error"' "$out/stdout" | grep -qx 1 && ok "exactly one error" || bad "error count"
+# The entry's own payload digest (vt.payload_digest) catches the damage too.
+grep -q '"rule": "payload-digest"' "$out/stdout" && ok "payload-digest finding" || bad "no payload-digest finding"
+grep -c '"severity": "error"' "$out/stdout" | grep -qx 2 && ok "exactly two errors" || bad "error count"
 
 # Exponent bit of the first q8_0 block's f16 scale in the external payload file (entry 2).
 cp "$out/compiled.onnx" "$out/q8_bad.onnx"
@@ -53,7 +56,9 @@ PY
 expect_rc "corrupted q8_0 scale" 1 "$vt" check "$out/q8_bad.onnx" --decode --json
 grep -q '"rule": "decode-mismatch"' "$out/stdout" && grep -q '"entry": 2' "$out/stdout" \
   && ok "decode-mismatch names entry 2" || bad "mismatch finding: $(cat "$out/stdout")"
-expect_rc "without --decode the corruption is invisible" 0 "$vt" check "$out/q8_bad.onnx"
+# Without --decode the payload digest still finds the damaged bytes.
+expect_rc "without --decode: payload digest" 1 "$vt" check "$out/q8_bad.onnx"
+grep -q 'payload-digest' "$out/stdout" && ok "payload-digest names the damage" || bad "no payload-digest: $(cat "$out/stdout")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

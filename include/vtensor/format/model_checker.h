@@ -23,6 +23,8 @@
 //   payload-missing           neither raw_data nor external (error)
 //   payload-size              payload length differs from the type's byte_size (error)
 //   payload-external          external location/offset/length invalid or outside its file (error)
+//   payload-digest            the entry's vt.payload_digest (format/payload_digest.h) does not
+//                             match its payload bytes, or names an unknown algorithm (error)
 //   metadata-key              duplicate key in compiled_tensors[i].metadata_props (error)
 //   decoder-invalid           decoder is not a FunctionProto taking the fields (error)
 //   decode-mismatch           --decode: decoded payload differs from the initializer beyond the

@@ -304,14 +304,13 @@ class MatMulNBitsKernel final : public OpKernel {
       panel_.zp_f32 = reinterpret_cast<const float*>(
           PreparePlane(init, 3, *zp, WeightUse::kNBitsZeroPoints, a_.kb(), 1));
     }
-    // The session's ISA level (--arch) caps the row, as for the other weight forms.
-    const bool avx512 = init.weights().isa() == IsaLevel::kAvx512;
-    // Level 4 quantizes the activations on every ISA (the VNNI row, else its portable twin,
-    // which is bit-identical), so that the result does not depend on the CPU or --arch.
-    if (a_.accuracy_level == 4)
-      kernel_ = avx512 ? &kernels::DefaultNBitsQ8GemmKernel() : &kernels::PortableNBitsQ8GemmKernel();
-    else
-      kernel_ = avx512 ? &kernels::DefaultNBitsGemmKernel() : &kernels::PortableNBitsGemmKernel();
+    // The session's ISA level (--arch) caps the row, as for the other weight forms. Level 4
+    // quantizes the activations on every ISA (the VNNI row, else its bit-identical portable
+    // twin), so that the result does not depend on the CPU or --arch.
+    const IsaLevel isa = init.weights().isa();
+    kernel_ = &kernels::NBitsGemmKernelForIsa(
+        isa == IsaLevel::kAvx512 ? "avx512" : isa == IsaLevel::kAvx2 ? "avx2" : "portable",
+        a_.accuracy_level == 4);
   }
 
   NBitsAttrs a_;

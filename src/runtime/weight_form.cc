@@ -311,11 +311,7 @@ void NBitsCandidate(DType dtype, const Shape& shape, const WeightUseInfo& use, I
                     std::vector<WeightFormCandidate>* out) {
   WeightFormCandidate c;
   // The row the operator runs on this ISA level (the panels are the same for every row).
-  const char* kernel =
-      use.nbits_q8 ? (isa == IsaLevel::kAvx512 ? kernels::DefaultNBitsQ8GemmKernel().name
-                                               : kernels::PortableNBitsQ8GemmKernel().name)
-                   : (isa == IsaLevel::kAvx512 ? kernels::DefaultNBitsGemmKernel().name
-                                               : kernels::PortableNBitsGemmKernel().name);
+  const char* kernel = kernels::NBitsGemmKernelForIsa(TableIsa(isa), use.nbits_q8).name;
   const char* type = use.use == WeightUse::kNBitsCodes    ? kNBitsCodesType
                      : use.use == WeightUse::kNBitsScales ? kNBitsScalesType
                                                           : kNBitsZeroPointsType;

@@ -51,7 +51,9 @@ for c in "${cases[@]}"; do
   "$build/vtensor" run "$out/$name.onnx" --data "$out/$name" --rtol 1e-3 --atol 1e-4
   # MatMulNBits kernels of every ISA level compute the same (level 4: the same int8 activations).
   if [[ "$name" == nbits* ]]; then
-    "$build/vtensor" run "$out/$name.onnx" --data "$out/$name" --rtol 1e-3 --atol 1e-4 --arch x86_64-baseline
+    for arch in x86_64-avx2 x86_64-baseline; do
+      "$build/vtensor" run "$out/$name.onnx" --data "$out/$name" --rtol 1e-3 --atol 1e-4 --arch "$arch"
+    done
   fi
 done
 echo "OK: ${#cases[@]} synthetic transformers agree with ONNX Runtime"

@@ -14,11 +14,13 @@ const NBitsGemmKernel kQ8Kernels[] = {
 const NBitsGemmKernel kF32Kernels[] = {
     {"gemm_nbits4_f32_8x16_avx512", "avx512", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx512,
      CpuHasAvx512},
+    {"gemm_nbits4_f32_8x16_avx2", "avx2", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx2, CpuHasAvx2},
     {"gemm_nbits4_f32_8x16_scalar", "portable", kNBitsMaxMr, gemm_nbits4_f32_8x16_scalar,
      AlwaysSupported},
 };
 // Every row, for the tests and the benchmark.
-const NBitsGemmKernel kAll[] = {kQ8Kernels[0], kQ8Kernels[1], kF32Kernels[0], kF32Kernels[1]};
+const NBitsGemmKernel kAll[] = {kQ8Kernels[0], kQ8Kernels[1], kF32Kernels[0], kF32Kernels[1],
+                                 kF32Kernels[2]};
 
 }  // namespace
 
@@ -40,6 +42,20 @@ const NBitsGemmKernel& DefaultNBitsQ8GemmKernel() {
   static const NBitsGemmKernel& k =
       ChooseKernelRow(std::span<const NBitsGemmKernel>(kQ8Kernels), "VT_NBITS_Q8_GEMM_KERNEL");
   return k;
+}
+
+const NBitsGemmKernel& NBitsGemmKernelForIsa(std::string_view isa, bool q8) {
+  // The session's ISA level caps the row: the default row when it belongs to that level or
+  // below, else the best supported row of the level, else the portable row.
+  const NBitsGemmKernel& def = q8 ? DefaultNBitsQ8GemmKernel() : DefaultNBitsGemmKernel();
+  auto level = [](std::string_view i) {
+    return i == "avx512vnni" || i == "avx512" ? 2 : i == "avx2" ? 1 : 0;
+  };
+  if (level(def.isa) <= level(isa)) return def;
+  for (const auto& k : q8 ? std::span<const NBitsGemmKernel>(kQ8Kernels)
+                          : std::span<const NBitsGemmKernel>(kF32Kernels))
+    if (level(k.isa) <= level(isa) && k.supported()) return k;
+  return q8 ? PortableNBitsQ8GemmKernel() : PortableNBitsGemmKernel();
 }
 
 const NBitsGemmKernel& PortableNBitsGemmKernel() { return kF32Kernels[std::size(kF32Kernels) - 1]; }

@@ -16,7 +16,7 @@ struct NBitsGemmKernel {
   // "gemm_nbits4_<f32|q8>_<MR>x16_<isa>": f32 = f32 activations; q8 = activations quantized to
   // int8 per 32-element chunk first (MatMulNBits accuracy_level 4; nbits_ukernel.h).
   const char* name;
-  const char* isa;   // "avx512vnni", "avx512", "portable"
+  const char* isa;   // "avx512vnni", "avx512", "avx2", "portable"
   size_t mr;         // most activation rows per call (kNBitsMaxMr)
   NBitsGemmUkernelFn ukernel;  // f32 rows; null on q8 rows
   bool (*supported)();  // run-time CPU (and OS state) check
@@ -33,6 +33,10 @@ const NBitsGemmKernel& DefaultNBitsGemmKernel();
 // The int8-activation row for accuracy_level 4: the first supported q8 row (the portable
 // q8 row, the twin, where the CPU has no VNNI), or VT_NBITS_Q8_GEMM_KERNEL's choice.
 const NBitsGemmKernel& DefaultNBitsQ8GemmKernel();
+// The row for a session whose kernels are capped at ISA level `isa` ("avx512", "avx2",
+// "portable"): the default row if it belongs to that level or below, else the first
+// supported row at or below it (f32 rows, or q8 rows when `q8`).
+const NBitsGemmKernel& NBitsGemmKernelForIsa(std::string_view isa, bool q8);
 const NBitsGemmKernel& PortableNBitsGemmKernel();
 const NBitsGemmKernel& PortableNBitsQ8GemmKernel();
 

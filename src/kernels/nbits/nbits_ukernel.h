@@ -88,6 +88,11 @@ void NBitsGemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const float*
 void gemm_nbits4_f32_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
                                  size_t ldx, const NBitsPanel& w, const float* bias, float* y,
                                  size_t ldy);
+// AVX2 + FMA (nbits_gemm_avx2.cc): nibbles widened to 8-lane dwords and decoded arithmetically
+// ((u - zp) * scale), FMA into 8-lane accumulators.
+void gemm_nbits4_f32_8x16_avx2(size_t mr, size_t nc, size_t kb, size_t bs, const float* x,
+                               size_t ldx, const NBitsPanel& w, const float* bias, float* y,
+                               size_t ldy);
 // AVX-512F/BW/VL/DQ (nbits_gemm_avx512.cc): 16 codes widened to dwords, looked up in a
 // per-(row, block) 16-entry table (u - zp) * scale with vpermps, FMA into 16-lane
 // accumulators, reduced once at the end.

@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "tools/commands.h"
@@ -17,7 +18,9 @@ int CompileCommand(const CompileArgs& a) {
                          "x86_64-baseline\n", d);
       return 2;
     }
-    o.devices.push_back(*isa);
+    // `native` and its architecture name, or a repeated flag, are one device.
+    if (std::find(o.devices.begin(), o.devices.end(), *isa) == o.devices.end())
+      o.devices.push_back(*isa);
   }
   auto profile = WeightProfileFromName(a.profile);
   if (!profile) {
@@ -52,7 +55,8 @@ int CompileCommand(const CompileArgs& a) {
              a.out, sum.entries, o.devices.size(), o.devices.size() == 1 ? "" : "s", a.profile,
              static_cast<double>(sum.payload_bytes) / (1 << 20),
              sum.payload_file.empty() ? " inline" : " in " + sum.payload_file,
-             sum.kept_entries ? fmt::format(", {} entries of other devices kept", sum.kept_entries)
+             sum.kept_entries
+                 ? fmt::format(", {} entries of other devices or profiles kept", sum.kept_entries)
                               : "",
              ms);
   return 0;

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   app.add_flag("--inline", inline_weights, "weights inside the model file")->excludes(ext);
   app.add_option("--opset", c.opset, "ONNX opset, 13..17 (default 17)");
   app.add_option("--nbits-block", c.nbits_block,
-                 "projections as com.microsoft MatMulNBits, 4-bit, this block size (power of two >= 16)");
+                 "projections as com.microsoft MatMulNBits, 4-bit, block size 16/32/64/128/256 "
+                 "(0: MatMul, the default)");
   app.add_flag("--nbits-zero-points", c.nbits_zero_points,
                "MatMulNBits weights with uint8 zero points (asymmetric)");
   app.add_option("--nbits-accuracy-level", c.nbits_accuracy_level,

@@ -434,9 +434,10 @@ Status ValidateTransformerConfig(const TransformerConfig& c) {
                            std::to_string(c.opset));
   if (c.norm == NormKind::kLayer && c.opset < 17)
     return InvalidArgument("--norm layer needs --opset 17 (LayerNormalization), got " + std::to_string(c.opset));
-  if (c.nbits_block != 0 && (c.nbits_block < 16 || (c.nbits_block & (c.nbits_block - 1)) != 0))
-    return InvalidArgument("--nbits-block must be a power of two >= 16, got " +
-                           std::to_string(c.nbits_block));
+  if (c.nbits_block != 0 &&
+      (c.nbits_block < 16 || c.nbits_block > 256 || (c.nbits_block & (c.nbits_block - 1)) != 0))
+    return InvalidArgument("--nbits-block must be 16, 32, 64, 128 or 256 (the block sizes ONNX "
+                           "Runtime accepts), got " + std::to_string(c.nbits_block));
   if (c.nbits_accuracy_level < 0 || c.nbits_accuracy_level > 4)
     return InvalidArgument("--nbits-accuracy-level must be in 0..4, got " +
                            std::to_string(c.nbits_accuracy_level));

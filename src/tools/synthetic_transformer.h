@@ -61,8 +61,8 @@ struct TransformerConfig {
   float epsilon = 1e-5f;
   uint64_t seed = 0;
   int64_t opset = 17;  // 13..17; LayerNormalization needs 17
-  // > 0: the seven projections are com.microsoft MatMulNBits (bits 4, this block size, a power
-  // of two >= 16) instead of MatMul, quantized from the same f32 weights (see below).
+  // 0: MatMul projections. 16, 32, 64, 128 or 256: the seven projections are com.microsoft
+  // MatMulNBits (bits 4, this block size) instead, quantized from the same f32 weights (below).
   int64_t nbits_block = 0;
   bool nbits_zero_points = false;  // MatMulNBits weights carry uint8 zero points (asymmetric)
   int64_t nbits_accuracy_level = 0;  // MatMulNBits accuracy_level attribute (0..4)

@@ -110,34 +110,45 @@ void SetRates(benchmark::State& st, double flops, double bytes) {
 
 // ---- sgemm: plain row-major operands -------------------------------------------------------
 
-void SgemmOurs(benchmark::State& st, size_t n) {
-  auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
-  AlignedVector<float> c(n * n);
+// Row-major A, B, C of n x n; B not a constant, so both sides pack it per call.
+struct PlainSgemm {
+  size_t n;
+  AlignedVector<float> a, b, c;
   // What the runtime picks for a MatMul whose B is not a constant (packed per call).
-  const vk::F32GemmKernel& kr = vk::F32GemmKernelForUnpackedB(n, n);
-  vk::F32GemmA A{vk::F32GemmA::Kind::kMk, a.data(), n, nullptr};
-  vk::F32GemmB B{vk::F32GemmB::Kind::kKn, b.data(), n};
-  B.pack_rows = true;
-  for (auto _ : st) {
+  const vk::F32GemmKernel& kr;
+  explicit PlainSgemm(size_t n_)
+      : n(n_), a(RandomVector<float>(n * n, 1)), b(RandomVector<float>(n * n, 2)), c(n * n),
+        kr(vk::F32GemmKernelForUnpackedB(n, n)) {}
+  void Ours() {
+    vk::F32GemmA A{vk::F32GemmA::Kind::kMk, a.data(), n, nullptr};
+    vk::F32GemmB B{vk::F32GemmB::Kind::kKn, b.data(), n};
+    B.pack_rows = true;
     vk::F32Gemm(kr, n, n, n, A, B, c.data(), n, {}, 1);
     benchmark::DoNotOptimize(c.data());
   }
-  st.SetLabel(kr.name);
+  bool OneDnn() {
+    const auto d = static_cast<dnnl_dim_t>(n);
+    const bool ok = dnnl_sgemm('N', 'N', d, d, d, 1.0f, a.data(), d, b.data(), d, 0.0f,
+                               c.data(), d) == dnnl_success;
+    benchmark::DoNotOptimize(c.data());
+    return ok;
+  }
+};
+
+void SgemmOurs(benchmark::State& st, size_t n) {
+  PlainSgemm g(n);
+  for (auto _ : st) g.Ours();
+  st.SetLabel(g.kr.name);
   SetRates(st, 2.0 * n * n * n, 0);
 }
 
 void SgemmOneDnn(benchmark::State& st, size_t n) {
-  auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
-  AlignedVector<float> c(n * n);
-  const auto d = static_cast<dnnl_dim_t>(n);
-  for (auto _ : st) {
-    if (dnnl_sgemm('N', 'N', d, d, d, 1.0f, a.data(), d, b.data(), d, 0.0f, c.data(), d) !=
-        dnnl_success) {
+  PlainSgemm g(n);
+  for (auto _ : st)
+    if (!g.OneDnn()) {
       st.SkipWithError("dnnl_sgemm failed");
       break;
     }
-    benchmark::DoNotOptimize(c.data());
-  }
   st.SetLabel("dnnl_sgemm");
   SetRates(st, 2.0 * n * n * n, 0);
 }
@@ -212,26 +223,9 @@ void RunPaired(benchmark::State& st, Ours&& ours_call, OneDnn&& onednn_call) {
 
 // The /ours and /onednn sgemm calls, alternating.
 void SgemmPaired(benchmark::State& st, size_t n) {
-  auto a = RandomVector<float>(n * n, 1), b = RandomVector<float>(n * n, 2);
-  AlignedVector<float> c(n * n);
-  const vk::F32GemmKernel& kr = vk::F32GemmKernelForUnpackedB(n, n);
-  vk::F32GemmA A{vk::F32GemmA::Kind::kMk, a.data(), n, nullptr};
-  vk::F32GemmB B{vk::F32GemmB::Kind::kKn, b.data(), n};
-  B.pack_rows = true;
-  const auto d = static_cast<dnnl_dim_t>(n);
-  RunPaired(
-      st,
-      [&] {
-        vk::F32Gemm(kr, n, n, n, A, B, c.data(), n, {}, 1);
-        benchmark::DoNotOptimize(c.data());
-      },
-      [&] {
-        const bool ok = dnnl_sgemm('N', 'N', d, d, d, 1.0f, a.data(), d, b.data(), d, 0.0f,
-                                   c.data(), d) == dnnl_success;
-        benchmark::DoNotOptimize(c.data());
-        return ok;
-      });
-  st.SetLabel(std::string(kr.name) + " | dnnl_sgemm, alternating order");
+  PlainSgemm g(n);
+  RunPaired(st, [&] { g.Ours(); }, [&] { return g.OneDnn(); });
+  st.SetLabel(std::string(g.kr.name) + " | dnnl_sgemm, alternating order");
 }
 
 // ---- f32 decode: prepacked weights, streamed from DRAM ----------------------------------------

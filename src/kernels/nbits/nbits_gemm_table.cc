@@ -8,6 +8,8 @@ namespace {
 const NBitsGemmKernel kQ8Kernels[] = {
     {"gemm_nbits4_q8_8x16_avx512vnni", "avx512vnni", kNBitsMaxMr, nullptr, CpuHasAvx512Vnni,
      gemm_nbits4_q8_8x16_avx512vnni},
+    {"gemm_nbits4_q8_8x16_avx2", "avx2", kNBitsMaxMr, nullptr, CpuHasAvx2,
+     gemm_nbits4_q8_8x16_avx2},
     {"gemm_nbits4_q8_8x16_scalar", "portable", kNBitsMaxMr, nullptr, AlwaysSupported,
      NBitsQ8GemmReference},
 };
@@ -19,8 +21,8 @@ const NBitsGemmKernel kF32Kernels[] = {
      AlwaysSupported},
 };
 // Every row, for the tests and the benchmark.
-const NBitsGemmKernel kAll[] = {kQ8Kernels[0], kQ8Kernels[1], kF32Kernels[0], kF32Kernels[1],
-                                 kF32Kernels[2]};
+const NBitsGemmKernel kAll[] = {kQ8Kernels[0],  kQ8Kernels[1],  kQ8Kernels[2],
+                                 kF32Kernels[0], kF32Kernels[1], kF32Kernels[2]};
 
 }  // namespace
 

@@ -139,4 +139,10 @@ void gemm_nbits4_q8_8x16_avx512vnni(size_t mr, size_t nc, size_t kb, size_t bs,
                                     const Q4Q8Block* xq, size_t ldxq, const NBitsPanel& w,
                                     const float* bias, float* y, size_t ldy);
 
+// AVX2 + FMA (nbits_gemm_q8_avx2.cc): vpmaddubsw / vpmaddwd exact dots of 8 rows at a time,
+// reduced with vphaddd; for CPUs without AVX-512 VNNI.
+void gemm_nbits4_q8_8x16_avx2(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
+                              size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
+                              size_t ldy);
+
 }  // namespace vt::kernels

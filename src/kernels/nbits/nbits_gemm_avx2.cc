@@ -37,7 +37,7 @@ void Panel(size_t nc, size_t kb, size_t bs, const float* x, size_t ldx, const NB
       const uint8_t* blk = w.codes + b * kNBitsRows * blob;
       const float* xb = x + b * bs;
       for (size_t r = 0; r < G; ++r) {
-        const __m256 zp = _mm256_set1_ps(NBitsZeroPoint(w, kb, b, g + r));
+        const __m256 zp = _mm256_set1_ps(NBitsZeroPoint(w, b, g + r));
         const __m256 sc = _mm256_set1_ps(w.scales[b * kNBitsRows + g + r]);
         const uint8_t* row = blk + (g + r) * blob;
         for (size_t c = 0; c < chunks; ++c) {

@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/dispatch_mr.h"
+
 #include "kernels/nbits/nbits_ukernel.h"
 
 namespace vt::kernels {
@@ -93,16 +95,9 @@ void PanelQ8(size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq, size_t ldxq,
 void gemm_nbits4_q8_8x16_avx2(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
                               size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
                               size_t ldy) {
-  switch (mr) {
-    case 1: return PanelQ8<1>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 2: return PanelQ8<2>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 3: return PanelQ8<3>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 4: return PanelQ8<4>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 5: return PanelQ8<5>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 6: return PanelQ8<6>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    case 7: return PanelQ8<7>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-    default: return PanelQ8<8>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
-  }
+  DispatchMr<kNBitsMaxMr>(mr, [&](auto m) {
+    PanelQ8<decltype(m)::value>(nc, kb, bs, xq, ldxq, w, bias, y, ldy);
+  });
 }
 
 }  // namespace vt::kernels

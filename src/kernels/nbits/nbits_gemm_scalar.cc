@@ -15,7 +15,7 @@ void NBitsGemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const float*
       float acc = 0.0f;
       for (size_t b = 0; b < kb; ++b) {
         const float s = w.scales[b * kNBitsRows + r];
-        const float zp = NBitsZeroPoint(w, kb, b, r);
+        const float zp = NBitsZeroPoint(w, b, r);
         const uint8_t* q = w.codes + (b * kNBitsRows + r) * blob;
         const float* xb = x + i * ldx + b * bs;
         // Logical element k of the block: byte k / 2, low nibble when k is even; in pair
@@ -73,7 +73,7 @@ void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8
       float acc = 0.0f;
       for (size_t b = 0; b < kb; ++b) {
         const float s = w.scales[b * kNBitsRows + r];
-        const float zp = NBitsZeroPoint(w, kb, b, r);
+        const float zp = NBitsZeroPoint(w, b, r);
         for (size_t c = 0; c < chunks; ++c) {
           const Q4Q8Block& xb = xq[i * ldxq + b * chunks + c];
           const uint8_t* q = w.codes + (b * kNBitsRows + r) * blob + c * 16;

@@ -5,24 +5,23 @@
 namespace vt::kernels {
 namespace {
 
-const NBitsGemmKernel kQ8Kernels[] = {
+// Every row (tests and benchmark): the q8 rows first, then the f32 rows, each fastest first.
+constexpr size_t kNumQ8 = 3;
+const NBitsGemmKernel kAll[] = {
     {"gemm_nbits4_q8_8x16_avx512vnni", "avx512vnni", kNBitsMaxMr, nullptr, CpuHasAvx512Vnni,
      gemm_nbits4_q8_8x16_avx512vnni},
     {"gemm_nbits4_q8_8x16_avx2", "avx2", kNBitsMaxMr, nullptr, CpuHasAvx2,
      gemm_nbits4_q8_8x16_avx2},
     {"gemm_nbits4_q8_8x16_scalar", "portable", kNBitsMaxMr, nullptr, AlwaysSupported,
      NBitsQ8GemmReference},
-};
-const NBitsGemmKernel kF32Kernels[] = {
     {"gemm_nbits4_f32_8x16_avx512", "avx512", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx512,
      CpuHasAvx512},
     {"gemm_nbits4_f32_8x16_avx2", "avx2", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx2, CpuHasAvx2},
     {"gemm_nbits4_f32_8x16_scalar", "portable", kNBitsMaxMr, gemm_nbits4_f32_8x16_scalar,
      AlwaysSupported},
 };
-// Every row, for the tests and the benchmark.
-const NBitsGemmKernel kAll[] = {kQ8Kernels[0],  kQ8Kernels[1],  kQ8Kernels[2],
-                                 kF32Kernels[0], kF32Kernels[1], kF32Kernels[2]};
+const std::span<const NBitsGemmKernel> kQ8Kernels = std::span(kAll).first(kNumQ8);
+const std::span<const NBitsGemmKernel> kF32Kernels = std::span(kAll).subspan(kNumQ8);
 
 }  // namespace
 
@@ -36,13 +35,13 @@ const NBitsGemmKernel* FindNBitsGemmKernel(std::string_view name) {
 
 const NBitsGemmKernel& DefaultNBitsGemmKernel() {
   static const NBitsGemmKernel& k =
-      ChooseKernelRow(std::span<const NBitsGemmKernel>(kF32Kernels), "VT_NBITS_GEMM_KERNEL");
+      ChooseKernelRow(kF32Kernels, "VT_NBITS_GEMM_KERNEL");
   return k;
 }
 
 const NBitsGemmKernel& DefaultNBitsQ8GemmKernel() {
   static const NBitsGemmKernel& k =
-      ChooseKernelRow(std::span<const NBitsGemmKernel>(kQ8Kernels), "VT_NBITS_Q8_GEMM_KERNEL");
+      ChooseKernelRow(kQ8Kernels, "VT_NBITS_Q8_GEMM_KERNEL");
   return k;
 }
 
@@ -54,13 +53,12 @@ const NBitsGemmKernel& NBitsGemmKernelForIsa(std::string_view isa, bool q8) {
     return i == "avx512vnni" || i == "avx512" ? 2 : i == "avx2" ? 1 : 0;
   };
   if (level(def.isa) <= level(isa)) return def;
-  for (const auto& k : q8 ? std::span<const NBitsGemmKernel>(kQ8Kernels)
-                          : std::span<const NBitsGemmKernel>(kF32Kernels))
+  for (const auto& k : q8 ? kQ8Kernels : kF32Kernels)
     if (level(k.isa) <= level(isa) && k.supported()) return k;
   return q8 ? PortableNBitsQ8GemmKernel() : PortableNBitsGemmKernel();
 }
 
-const NBitsGemmKernel& PortableNBitsGemmKernel() { return kF32Kernels[std::size(kF32Kernels) - 1]; }
-const NBitsGemmKernel& PortableNBitsQ8GemmKernel() { return kQ8Kernels[std::size(kQ8Kernels) - 1]; }
+const NBitsGemmKernel& PortableNBitsGemmKernel() { return kF32Kernels.back(); }
+const NBitsGemmKernel& PortableNBitsQ8GemmKernel() { return kQ8Kernels.back(); }
 
 }  // namespace vt::kernels

@@ -65,7 +65,7 @@ using NBitsGemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs, 
                                     size_t ldy);
 
 // Zero point of row r, block b of a panel, as the kernels read it.
-inline float NBitsZeroPoint(const NBitsPanel& w, size_t kb, size_t b, size_t r) {
+inline float NBitsZeroPoint(const NBitsPanel& w, size_t b, size_t r) {
   switch (w.zp_kind) {
     case NBitsZeroPoints::kNone: return 8.0f;
     case NBitsZeroPoints::kU4: {
@@ -74,7 +74,6 @@ inline float NBitsZeroPoint(const NBitsPanel& w, size_t kb, size_t b, size_t r) 
     }
     case NBitsZeroPoints::kF32: return w.zp_f32[b * kNBitsRows + r];
   }
-  (void)kb;
   return 8.0f;
 }
 

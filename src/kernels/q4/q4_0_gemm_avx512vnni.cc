@@ -19,6 +19,8 @@
 #include <immintrin.h>
 
 #include <cstdint>
+
+#include "kernels/cpu/dispatch_mr.h"
 #include <cstring>
 
 #include "kernels/q4/q4_ukernel.h"
@@ -174,17 +176,11 @@ void Q4_0QuantizeXQ8Avx512(size_t m, size_t k, const float* x, size_t ldx, Q4Q8B
 void gemm_q4_0_q8_8x16_avx512vnni(size_t mr, size_t nc, size_t kb, const Q4Q8Block* xq,
                                   size_t ldxq, const uint8_t* w, const float* bias, float* y,
                                   size_t ldy) {
-  static const Tables t = MakeTables();
-  switch (mr) {
-    case 1: return PanelQ8<1>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 2: return PanelQ8<2>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 3: return PanelQ8<3>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 4: return PanelQ8<4>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 5: return PanelQ8<5>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 6: return PanelQ8<6>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    case 7: return PanelQ8<7>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-    default: return PanelQ8<8>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
-  }
+  static const Tables tables = MakeTables();
+  const Tables& t = tables;
+  DispatchMr<kQ4MaxMr>(mr, [&](auto m) {
+    PanelQ8<decltype(m)::value>(t, nc, kb, xq, ldxq, w, bias, y, ldy);
+  });
 }
 
 }  // namespace vt::kernels

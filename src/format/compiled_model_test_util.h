@@ -3,8 +3,6 @@
 // model-level type, q4_0 kernel-feed order with an inline type, q8_0 in an external file).
 #pragma once
 
-#include "vtensor/format/payload_digest.h"
-
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
@@ -15,6 +13,8 @@
 #include <string>
 
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/format/model_checker.h"
+#include "vtensor/format/payload_digest.h"
 #include "vtensor/layout/layout_presets.h"
 
 namespace vt::testing {
@@ -105,6 +105,15 @@ inline void CorruptInlinePayloadConsistently(CompiledModel& m, int entry, size_t
   raw[at] = static_cast<char>(raw[at] ^ mask);
   for (auto& kv : *e.mutable_metadata_props())
     if (kv.key() == kPayloadDigestKey) kv.set_value(PayloadDigest(raw.data(), raw.size()));
+}
+
+// One line per checker finding ("severity rule [entry] field: message"), for test messages.
+inline std::string Describe(const std::vector<Finding>& fs) {
+  std::string s;
+  for (const auto& f : fs)
+    s += std::string(SeverityName(f.severity)) + " " + f.rule + " [" + std::to_string(f.entry) +
+         "] " + f.field + ": " + f.message + "\n";
+  return s;
 }
 
 }  // namespace vt::testing

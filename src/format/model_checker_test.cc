@@ -11,15 +11,9 @@ namespace vt {
 namespace {
 
 using testing::CompiledMatMulModel;
+using testing::Describe;
 using testing::TempDir;
 
-std::string Describe(const std::vector<Finding>& fs) {
-  std::string s;
-  for (const auto& f : fs)
-    s += std::string(SeverityName(f.severity)) + " " + f.rule + " [" + std::to_string(f.entry) +
-         "] " + f.field + ": " + f.message + "\n";
-  return s;
-}
 
 class ModelCheckerTest : public ::testing::Test {
  protected:

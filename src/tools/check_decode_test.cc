@@ -16,15 +16,9 @@ namespace vt {
 namespace {
 
 using testing::CompiledMatMulModel;
+using testing::Describe;
 using testing::TempDir;
 
-std::string Describe(const std::vector<Finding>& fs) {
-  std::string s;
-  for (const auto& f : fs)
-    s += std::string(SeverityName(f.severity)) + " " + f.rule + " [" + std::to_string(f.entry) +
-         "] " + f.field + ": " + f.message + "\n";
-  return s;
-}
 
 // Appends an entry for W[64,40] in the planar int4 form with an inline type.
 void AddPlanarEntry(CompiledModel& m, const PlanarBlockQuantSpec& s) {

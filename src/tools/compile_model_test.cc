@@ -21,6 +21,7 @@
 
 #include "passes/test_model_builder.h"
 #include "tools/synthetic_transformer.h"
+#include "base/scoped_temp_dir_test_util.h"
 #include "vtensor/base/file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/runtime/session.h"
@@ -30,19 +31,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// One fresh directory per test, removed afterwards.
+class TempDir : public testing::ScopedTempDir {
  public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "vt_compile_XXXXXX").string();
-    path_ = ::mkdtemp(t.data()) ? t : "";
-  }
-  ~TempDir() {
-    if (!path_.empty()) fs::remove_all(path_);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : ScopedTempDir("compile") {}
 };
 
 // x [1,4,6,6] -> Conv(W_conv [8,4,3,3], pads 1, channel-major packed filter) -> y [1,8,6,6]

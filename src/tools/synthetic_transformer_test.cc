@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <set>
 
+#include "base/scoped_temp_dir_test_util.h"
 #include "vtensor/base/file.h"
 #include "vtensor/format/onnx_import.h"
 #include "vtensor/runtime/session.h"
@@ -21,19 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// One fresh directory per test, removed afterwards.
+class TempDir : public testing::ScopedTempDir {
  public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "vt_synth_XXXXXX").string();
-    path_ = ::mkdtemp(t.data()) ? t : "";
-  }
-  ~TempDir() {
-    if (!path_.empty()) fs::remove_all(path_);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : ScopedTempDir("synth") {}
 };
 
 TransformerConfig Tiny() {

@@ -28,39 +28,24 @@ void Drive(const Q4GemmKernel& kernel, size_t block_elems, size_t block_bytes, s
   const size_t panels = (N + rows - 1) / rows;
   const size_t panel_bytes = kb * rows * block_bytes;
   const long long np = static_cast<long long>(panels);
-  if (kernel.quantize_x != nullptr) {
-    // q8 row: the activations are quantized once per call (zero-padded to whole blocks).
-    assert(kernel.q8_ukernel != nullptr && block_elems == 32);
-    std::vector<Q4Q8Block> xq(M * kb);
-    {
-      const ScopedFlushDenormals ftz;
-      kernel.quantize_x(M, K, x, ldx, xq.data());
-    }
-#pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
-    {
-      const ScopedFlushDenormals ftz;
-#pragma omp for schedule(static)
-      for (long long p = 0; p < np; ++p) {
-        const size_t n0 = static_cast<size_t>(p) * rows;
-        const size_t nc = std::min(rows, N - n0);
-        for (size_t m = 0; m < M; m += kernel.mr) {
-          kernel.q8_ukernel(std::min(kernel.mr, M - m), nc, kb, xq.data() + m * kb, kb,
-                            w + static_cast<size_t>(p) * panel_bytes,
-                            bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
-        }
-      }
-    }
-    return;
-  }
-  assert(kernel.ukernel != nullptr);
-  // Kernels read whole blocks: a ragged K is zero-padded into a copy of X.
+  // q8 rows quantize the activations once per call (zero-padded to whole blocks); f32 rows
+  // read whole blocks, so a ragged K is zero-padded into a copy of X.
+  std::vector<Q4Q8Block> xq;
   std::vector<float> padded;
-  if (K % block_elems != 0) {
-    const size_t ldp = kb * block_elems;
-    padded.assign(M * ldp, 0.0f);
-    for (size_t m = 0; m < M; ++m) std::memcpy(&padded[m * ldp], x + m * ldx, K * sizeof(float));
-    x = padded.data();
-    ldx = ldp;
+  if (kernel.quantize_x != nullptr) {
+    assert(kernel.q8_ukernel != nullptr && block_elems == 32);
+    xq.resize(M * kb);
+    const ScopedFlushDenormals ftz;
+    kernel.quantize_x(M, K, x, ldx, xq.data());
+  } else {
+    assert(kernel.ukernel != nullptr);
+    if (K % block_elems != 0) {
+      const size_t ldp = kb * block_elems;
+      padded.assign(M * ldp, 0.0f);
+      for (size_t m = 0; m < M; ++m) std::memcpy(&padded[m * ldp], x + m * ldx, K * sizeof(float));
+      x = padded.data();
+      ldx = ldp;
+    }
   }
 #pragma omp parallel num_threads(threads) if (threads > 1 && panels > 1)
   {
@@ -69,10 +54,14 @@ void Drive(const Q4GemmKernel& kernel, size_t block_elems, size_t block_bytes, s
     for (long long p = 0; p < np; ++p) {
       const size_t n0 = static_cast<size_t>(p) * rows;
       const size_t nc = std::min(rows, N - n0);
+      const uint8_t* wp = w + static_cast<size_t>(p) * panel_bytes;
+      const float* bp = bias != nullptr ? bias + n0 : nullptr;
       for (size_t m = 0; m < M; m += kernel.mr) {
-        kernel.ukernel(std::min(kernel.mr, M - m), nc, kb, x + m * ldx, ldx,
-                       w + static_cast<size_t>(p) * panel_bytes,
-                       bias != nullptr ? bias + n0 : nullptr, y + m * ldy + n0, ldy);
+        const size_t mr = std::min(kernel.mr, M - m);
+        if (!xq.empty())
+          kernel.q8_ukernel(mr, nc, kb, xq.data() + m * kb, kb, wp, bp, y + m * ldy + n0, ldy);
+        else
+          kernel.ukernel(mr, nc, kb, x + m * ldx, ldx, wp, bp, y + m * ldy + n0, ldy);
       }
     }
   }

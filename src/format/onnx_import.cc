@@ -612,7 +612,7 @@ Expected<Value> ValueFromSequenceProto(const onnx::SequenceProto& sp, const Tens
 
 Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected) {
   VT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-  TensorContext ctx{path, nullptr};
+  TensorContext ctx{path, nullptr, nullptr};
   const TypeInfo* t = &expected;
   bool optional = false;
   if (t->kind == TypeInfo::Kind::kOptional && t->inner) {

@@ -10,7 +10,6 @@
 namespace vt {
 namespace {
 
-std::string TempPath(const std::string& name) { return JoinPath(::testing::TempDir(), name); }
 
 onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims,
                               std::vector<float> vals) {
@@ -28,7 +27,7 @@ TEST(TensorFromProtoTest, TypedFieldsAndRawDataAgree) {
   raw.clear_float_data();
   float v[] = {1, 2, 3, 4};
   raw.set_raw_data(std::string(reinterpret_cast<char*>(v), sizeof v));
-  TensorContext ctx{"m.onnx", nullptr};
+  TensorContext ctx{"m.onnx", nullptr, nullptr};
   auto a = TensorFromProto(typed, ctx);
   auto b = TensorFromProto(raw, ctx);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -36,7 +35,7 @@ TEST(TensorFromProtoTest, TypedFieldsAndRawDataAgree) {
 }
 
 TEST(TensorFromProtoTest, ErrorsNameFileTensorAndField) {
-  TensorContext ctx{"m.onnx", nullptr};
+  TensorContext ctx{"m.onnx", nullptr, nullptr};
   onnx::TensorProto t = FloatTensor("w", {2, 3}, {1, 2});
   auto r = TensorFromProto(t, ctx);
   ASSERT_FALSE(r.ok());
@@ -84,7 +83,7 @@ class ExternalDataTest : public ::testing::Test {
 
 TEST_F(ExternalDataTest, MappedNotCopied) {
   ExternalDataResolver res(dir_);
-  TensorContext ctx{"m.onnx", &res};
+  TensorContext ctx{"m.onnx", &res, nullptr};
   auto t = TensorFromProto(Ext("weights.bin", 64, 16), ctx);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->storage()->kind(), Storage::Kind::kMapped);
@@ -93,7 +92,7 @@ TEST_F(ExternalDataTest, MappedNotCopied) {
 
 TEST_F(ExternalDataTest, OutsideFileMissingFileAndEscapingPathAreErrors) {
   ExternalDataResolver res(dir_);
-  TensorContext ctx{"m.onnx", &res};
+  TensorContext ctx{"m.onnx", &res, nullptr};
   EXPECT_NE(TensorFromProto(Ext("weights.bin", 72, -1), ctx).status().message().find("outside"),
             std::string::npos);
   EXPECT_NE(TensorFromProto(Ext("weights.bin", 1 << 20, -1), ctx).status().message().find("outside"),

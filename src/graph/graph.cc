@@ -160,4 +160,15 @@ Expected<std::vector<size_t>> Graph::TopologicalOrder() const {
   return order;
 }
 
+void Graph::SetInitializer(const std::string& name, Tensor t) {
+  t.set_name(name);
+  TensorSpec spec(TypeInfo::Tensor(t.dtype(), std::nullopt));
+  SymShape s;
+  for (int64_t d : t.shape()) s.push_back(Dim{d, ""});
+  spec.mutable_type().shape = s;
+  spec.set_identity(name);
+  values[name] = spec;
+  initializers[name] = std::move(t);
+}
+
 }  // namespace vt

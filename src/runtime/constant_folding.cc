@@ -77,15 +77,7 @@ Status FoldConstants(Graph& graph, const Model& model, const FoldOptions& opts, 
       const std::string& name = node.outputs[o];
       if (name.empty()) continue;
       // Views of other constants are materialised so kernels can prepack them directly.
-      Tensor t = outs[o].tensor().Contiguous();
-      t.set_name(name);
-      TensorSpec spec(TypeInfo::Tensor(t.dtype(), std::nullopt));
-      SymShape s;
-      for (int64_t d : t.shape()) s.push_back(Dim{d, ""});
-      spec.mutable_type().shape = s;
-      spec.set_identity(name);
-      graph.values[name] = spec;
-      graph.initializers[name] = std::move(t);
+      graph.SetInitializer(name, outs[o].tensor().Contiguous());
     }
     folded[idx] = true;
     if (stats) ++stats->folded_nodes;

@@ -242,17 +242,6 @@ std::string FreshName(const Graph& g, const std::string& base) {
   return n;
 }
 
-void AddInitializer(Graph& g, const std::string& name, Tensor t) {
-  t.set_name(name);
-  TensorSpec spec(TypeInfo::Tensor(t.dtype(), std::nullopt));
-  SymShape s;
-  for (int64_t d : t.shape()) s.push_back(Dim{d, ""});
-  spec.mutable_type().shape = s;
-  spec.set_identity(name);
-  g.values[name] = spec;
-  g.initializers[name] = std::move(t);
-}
-
 std::vector<float> ToFloats(const std::vector<double>& v) {
   return std::vector<float>(v.begin(), v.end());
 }
@@ -361,9 +350,9 @@ size_t FuseConv(Graph& g) {
       maybe_unused.push_back(conv.inputs[1]);
       if (has_b) maybe_unused.push_back(conv.inputs[2]);
       const std::string wn = FreshName(g, folded_out + ".vt_folded_w");
-      AddInitializer(g, wn, std::move(nw));
+      g.SetInitializer(wn, std::move(nw));
       const std::string bn = FreshName(g, folded_out + ".vt_folded_b");
-      AddInitializer(g, bn, std::move(nb));
+      g.SetInitializer(bn, std::move(nb));
       conv.inputs.resize(3);
       conv.inputs[1] = wn;
       conv.inputs[2] = bn;

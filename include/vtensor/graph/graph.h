@@ -88,6 +88,9 @@ class Graph {
   // The initializer `name` resolves to from this scope (own or enclosing graphs), or null when
   // a graph input or node output of a nearer scope shadows it or it is not an initializer.
   const Tensor* FindInitializer(const std::string& name) const;
+  // Stores `t` as initializer `name` (replacing one of that name) with its static type (dtype,
+  // fixed shape, identity `name`) in `values`, as the passes that create constants need.
+  void SetInitializer(const std::string& name, Tensor t);
 };
 
 // Names `g` (and its nested subgraphs) read from enclosing scopes.

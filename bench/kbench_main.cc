@@ -133,25 +133,8 @@ struct PlainSgemm {
     benchmark::DoNotOptimize(c.data());
     return ok;
   }
+  std::string OneDnnName() const { return "dnnl_sgemm"; }
 };
-
-void SgemmOurs(benchmark::State& st, size_t n) {
-  PlainSgemm g(n);
-  for (auto _ : st) g.Ours();
-  st.SetLabel(g.kr.name);
-  SetRates(st, 2.0 * n * n * n, 0);
-}
-
-void SgemmOneDnn(benchmark::State& st, size_t n) {
-  PlainSgemm g(n);
-  for (auto _ : st)
-    if (!g.OneDnn()) {
-      st.SkipWithError("dnnl_sgemm failed");
-      break;
-    }
-  st.SetLabel("dnnl_sgemm");
-  SetRates(st, 2.0 * n * n * n, 0);
-}
 
 // Process CPU time in seconds (every thread of the process: a library helper thread counts).
 double ProcessCpuSeconds() {
@@ -219,13 +202,6 @@ void RunPaired(benchmark::State& st, Ours&& ours_call, OneDnn&& onednn_call) {
   st.counters["pairs"] = static_cast<double>(ratio.size());
   st.counters["ours_ms"] = Quantile(t_ours, 0.5) * 1e3;
   st.counters["onednn_ms"] = Quantile(t_dnnl, 0.5) * 1e3;
-}
-
-// The /ours and /onednn sgemm calls, alternating.
-void SgemmPaired(benchmark::State& st, size_t n) {
-  PlainSgemm g(n);
-  RunPaired(st, [&] { g.Ours(); }, [&] { return g.OneDnn(); });
-  st.SetLabel(std::string(g.kr.name) + " | dnnl_sgemm, alternating order");
 }
 
 // ---- f32 decode: prepacked weights, streamed from DRAM ----------------------------------------
@@ -329,33 +305,42 @@ struct PrepackedSgemm {
     vk::F32Gemm(kr, n, n, n, A, B, c.data(), n, {}, 1);
     benchmark::DoNotOptimize(c.data());
   }
-  void OneDnn() {
+  bool OneDnn() {
     mm.Run(am, packed, cm);
     benchmark::DoNotOptimize(c.data());
+    return true;
   }
+  std::string OneDnnName() const { return mm.Impl(); }
 };
 
-void SgemmPrepackedOurs(benchmark::State& st, size_t n) {
-  PrepackedSgemm g(n);
+// The three rows of an sgemm family: Setup is PlainSgemm or PrepackedSgemm (n x n operands,
+// Ours() / OneDnn() one call each, OneDnn() false on failure).
+template <typename Setup>
+void SgemmOurs(benchmark::State& st, size_t n) {
+  Setup g(n);
   for (auto _ : st) g.Ours();
   st.SetLabel(g.kr.name);
   SetRates(st, 2.0 * n * n * n, 0);
 }
 
-void SgemmPrepackedOneDnn(benchmark::State& st, size_t n) {
-  PrepackedSgemm g(n);
-  for (auto _ : st) g.OneDnn();
-  st.SetLabel(g.mm.Impl());
+template <typename Setup>
+void SgemmOneDnn(benchmark::State& st, size_t n) {
+  Setup g(n);
+  for (auto _ : st)
+    if (!g.OneDnn()) {
+      st.SkipWithError("oneDNN call failed");
+      break;
+    }
+  st.SetLabel(g.OneDnnName());
   SetRates(st, 2.0 * n * n * n, 0);
 }
 
-void SgemmPrepackedPaired(benchmark::State& st, size_t n) {
-  PrepackedSgemm g(n);
-  RunPaired(st, [&] { g.Ours(); }, [&] {
-    g.OneDnn();
-    return true;
-  });
-  st.SetLabel(std::string(g.kr.name) + " | " + g.mm.Impl() + ", alternating order");
+// The /ours and /onednn calls, alternating.
+template <typename Setup>
+void SgemmPaired(benchmark::State& st, size_t n) {
+  Setup g(n);
+  RunPaired(st, [&] { g.Ours(); }, [&] { return g.OneDnn(); });
+  st.SetLabel(std::string(g.kr.name) + " | " + g.OneDnnName() + ", alternating order");
 }
 
 // ---- int8: u8 x s8 -> s32, prepacked weights ---------------------------------------------------
@@ -632,8 +617,9 @@ int main(int argc, char** argv) {
     const char* family;
     SgemmFn ours, onednn, paired;
   } sgemm_families[] = {
-      {"sgemm", SgemmOurs, SgemmOneDnn, SgemmPaired},
-      {"sgemm_prepacked", SgemmPrepackedOurs, SgemmPrepackedOneDnn, SgemmPrepackedPaired},
+      {"sgemm", SgemmOurs<PlainSgemm>, SgemmOneDnn<PlainSgemm>, SgemmPaired<PlainSgemm>},
+      {"sgemm_prepacked", SgemmOurs<PrepackedSgemm>, SgemmOneDnn<PrepackedSgemm>,
+       SgemmPaired<PrepackedSgemm>},
   };
   for (const auto& f : sgemm_families)
     for (size_t n : {size_t{1024}, size_t{2048}}) {

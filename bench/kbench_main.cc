@@ -293,8 +293,8 @@ struct PrepackedSgemm {
   dnnl::memory packed, am, cm;
   explicit PrepackedSgemm(size_t n_)
       : n(n_), a(RandomVector<float>(n * n, 1)), b(RandomVector<float>(n * n, 2)), c(n * n),
-        kr(vk::F32GemmKernelForM(n)),
-        panels(vk::MakeF32PanelsFromKn(kr.nr, n, n, b.data(), n)),
+        kr(vk::F32GemmKernelForPanels(n, n)),
+        panels(vk::MakeF32PanelsFromKn(vk::DefaultF32GemmKernel().nr, n, n, b.data(), n)),
         mm(n, n, n, dt::f32, dt::f32, dt::f32),
         packed(mm.PackWeights(b.data(), n, n, dt::f32)),
         am(mm.pd.src_desc(), mm.eng, a.data()),

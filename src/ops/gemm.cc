@@ -173,7 +173,10 @@ class GemmKernel final : public OpKernel {
     }
     // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
     const kernels::F32GemmKernel* row =
-        prepacked ? kernels::FindF32GemmKernel(F32GemmRowNameForM(isa_, M)) : nullptr;
+        prepacked && s8_.q == nullptr
+            ? kernels::FindF32GemmKernel(F32GemmRowNameForPanels(isa_, M, N))
+        : prepacked ? kernels::FindF32GemmKernel(F32GemmRowNameForM(isa_, M))
+                    : nullptr;
     const kernels::F32GemmKernel& k =
         row != nullptr ? *row
         : prepacked    ? kernels::F32GemmKernelForM(static_cast<size_t>(M))

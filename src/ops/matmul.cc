@@ -128,11 +128,12 @@ class MatMulKernel final : public OpKernel {
           gemm.nr, K, N, bc.data<float>() + static_cast<size_t>(i) * K * N, N));
   }
 
-  // The microkernel for a GEMM of `m` rows: one reading the prepacked panels' NR and ISA.
-  const kernels::F32GemmKernel& KernelForM(size_t m) const {
-    if (!isa_) return kernels::F32GemmKernelForM(m);
-    const kernels::F32GemmKernel* k =
-        kernels::FindF32GemmKernel(F32GemmRowNameForM(*isa_, static_cast<int64_t>(m)));
+  // The microkernel for a GEMM of `m` rows and `n` columns against the prepacked panels: one
+  // reading the panels' ISA and NR (or two panels per tile, a split-B row).
+  const kernels::F32GemmKernel& KernelForPanels(size_t m, size_t n) const {
+    if (!isa_) return kernels::F32GemmKernelForPanels(m, n);
+    const kernels::F32GemmKernel* k = kernels::FindF32GemmKernel(
+        F32GemmRowNameForPanels(*isa_, static_cast<int64_t>(m), static_cast<int64_t>(n)));
     return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
   }
 
@@ -185,13 +186,13 @@ class MatMulKernel final : public OpKernel {
     if (b_single) {
       // Every batch of A meets the same B: one GEMM with the batches stacked along M.
       const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
-      kernels::F32Gemm(prepacked ? KernelForM(rows) : kernels::F32GemmKernelForUnpackedB(rows, N), rows, N, K,
+      kernels::F32Gemm(prepacked ? KernelForPanels(rows, N) : kernels::F32GemmKernelForUnpackedB(rows, N), rows, N, K,
                        F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py, N, ep, threads);
     } else {
       std::vector<int64_t> ia, ib;
       BatchOffsets(s, &ia, &ib);
       for (size_t bi = 0; bi < ia.size(); ++bi)
-        kernels::F32Gemm(prepacked ? KernelForM(M) : kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
+        kernels::F32Gemm(prepacked ? KernelForPanels(M, N) : kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
                          F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
                          b_operand(ib[bi]), py + bi * M * N, N, ep, threads);
     }

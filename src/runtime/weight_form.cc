@@ -66,6 +66,7 @@ const kernels::F32GemmKernel* FirstRow(IsaLevel isa) {
   return nullptr;
 }
 
+
 // The row the runtime uses for `m` rows on a CPU of level `isa` (kernels::F32GemmKernelForM's
 // rule for that level).
 const kernels::F32GemmKernel* RowForM(IsaLevel isa, int64_t m) {
@@ -359,6 +360,13 @@ PackedWeight AllocPacked(size_t n) {
 const char* F32GemmRowNameForM(IsaLevel isa, int64_t m) {
   const kernels::F32GemmKernel* k = RowForM(isa, m);
   return k ? k->name : kernels::PortableF32GemmKernel().name;
+}
+
+const char* F32GemmRowNameForPanels(IsaLevel isa, int64_t m, int64_t n) {
+  const kernels::F32GemmKernel* first = FirstRow(isa);
+  return first ? kernels::F32GemmRowForPanels(*first, static_cast<size_t>(m),
+                                              static_cast<size_t>(n)).name
+               : kernels::PortableF32GemmKernel().name;
 }
 
 const char* IsaArchitecture(IsaLevel isa) {

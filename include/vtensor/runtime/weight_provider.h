@@ -74,4 +74,9 @@ class WeightProvider {
 // default NR that wastes the fewest padded rows, then the tallest.
 const char* F32GemmRowNameForM(IsaLevel isa, int64_t m);
 
+// Name of the row the runtime uses for a GEMM of `m` rows and `n` columns against B panels
+// packed for `isa` (kernels::F32GemmRowForPanels with that ISA's first row): a split-B row
+// reading two panels per tile when the GEMM is large enough, else F32GemmRowNameForM(isa, m).
+const char* F32GemmRowNameForPanels(IsaLevel isa, int64_t m, int64_t n);
+
 }  // namespace vt

@@ -100,16 +100,21 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       const size_t kc = std::min(kc_block, group ? std::min(K, (pc / group + 1) * group) - pc : K - pc);
       const bool first = pc == 0, last = pc + kc >= K;
       const float* bptr = nullptr;
-      size_t panel_stride = 0, b_stride = nr;
+      size_t panel_stride = 0, b_stride = nr, b_split = 0;
       const float* rows = nullptr;  // row pc of a kKn / kKnGroups operand, column jc
       if (b.kind == F32GemmB::Kind::kKn) rows = b.data + pc * b.ld + jc;
       if (b.kind == F32GemmB::Kind::kKnGroups)
         rows = b.rows(b.ctx, pc / group) + (pc % group) * b.ld + jc;
       switch (b.kind) {
-        case F32GemmB::Kind::kPanels:
-          bptr = b.panels->base() + (jc / nr) * K * nr + pc * nr;
-          panel_stride = K * nr;
+        case F32GemmB::Kind::kPanels: {
+          // Panels of width nr, or nr / 2 for a split-B row (two panels per tile).
+          const size_t w = b.panels->width;
+          bptr = b.panels->base() + (jc / w) * K * w + pc * w;
+          panel_stride = nr / w * K * w;
+          b_stride = w;
+          if (w != nr) b_split = K * w;
           break;
+        }
         case F32GemmB::Kind::kKn:
         case F32GemmB::Kind::kKnGroups:
           if (in_place) {
@@ -139,6 +144,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.max = ep.max;
       tp.stream_b = stream_b;
       tp.a_stride = rows_a ? a.ld : 0;
+      tp.b_split = b_split;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
         // The A panel of rows [ic + ir, ic + ir + mr), steps [pc, pc + kc), starts at
@@ -188,7 +194,8 @@ void F32Gemm(const F32GemmKernel& kernel, size_t M, size_t N, size_t K, const F3
   assert(a.kind != F32GemmA::Kind::kPanels ||
          (a.panels->width == mr && a.panels->extent >= M && a.panels->k == K));
   assert(b.kind != F32GemmB::Kind::kPanels ||
-         (b.panels->width == nr && b.panels->extent >= N && b.panels->k == K));
+         ((b.panels->width == nr || (kernel.split_b && 2 * b.panels->width == nr)) &&
+          b.panels->extent >= N && b.panels->k == K));
   const float* a_panels = a.kind == F32GemmA::Kind::kPanels ? a.panels->base() : nullptr;
 
   const size_t m_tiles = (M + mr - 1) / mr, n_tiles = (N + nr - 1) / nr;

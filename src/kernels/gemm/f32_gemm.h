@@ -41,7 +41,7 @@ struct F32GemmB {
   enum class Kind {
     kKn,        // B(k, n) = data[k * ld + n]
     kNk,        // B(k, n) = data[n * ld + k]   (transposed storage)
-    kPanels,    // `panels`, width == kernel.nr, extent >= N, k == K
+    kPanels,    // `panels`, width == kernel.nr (or nr / 2 for a split_b kernel), extent >= N, k == K
     kCallback,  // `pack(ctx, ...)`
     kKnGroups,  // B(k, n) = rows(ctx, k / group_rows)[(k % group_rows) * ld + n]
   };

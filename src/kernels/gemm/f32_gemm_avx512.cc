@@ -49,7 +49,8 @@ struct RowsA {
 // k % NV) into L1. `a` is advanced past the kc steps.
 template <int MR, int NV, bool kFull, bool kPrefetch = false, bool kPrefetchC = false, class A>
 __attribute__((always_inline)) inline void MainLoop(size_t kc, A& a, const float* b,
-                                                    size_t b_stride, const __mmask16* mask,
+                                                    const float* b_hi, size_t b_stride,
+                                                    const __mmask16* mask,
                                                     __m512 (&acc)[MR][NV],
                                                     const float* c = nullptr,
                                                     size_t c_stride = 0, size_t c_lines = 0) {
@@ -61,8 +62,10 @@ __attribute__((always_inline)) inline void MainLoop(size_t kc, A& a, const float
     if (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(b) + kStreamPrefetch, _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v)
-      bv[v] = kFull ? _mm512_loadu_ps(b + 16 * v) : _mm512_maskz_loadu_ps(mask[v], b + 16 * v);
+    for (int v = 0; v < NV; ++v) {
+      const float* bs = (v < 2 ? b : b_hi) + 16 * v;
+      bv[v] = kFull ? _mm512_loadu_ps(bs) : _mm512_maskz_loadu_ps(mask[v], bs);
+    }
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a.at(i));
@@ -71,6 +74,7 @@ __attribute__((always_inline)) inline void MainLoop(size_t kc, A& a, const float
     }
     a.next();
     b += b_stride;
+    if (NV > 2) b_hi += b_stride;
   }
 }
 
@@ -78,6 +82,8 @@ template <int MR, int NV, class A>
 __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc, A a,
                                                 const float* b, size_t b_stride, float* c,
                                                 size_t c_stride, const F32GemmTileParams& p) {
+  // Vectors 2 and up: columns [32, 64) of a split-B tile come from the second panel.
+  const float* b_hi = p.b_split != 0 ? b + p.b_split - 32 : b;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -104,14 +110,15 @@ __attribute__((always_inline)) inline void Tile(size_t mr, size_t nc, size_t kc,
                      _MM_HINT_T1);
   }
   if (nc == 16 * NV && p.stream_b) {
-    MainLoop<MR, NV, true, true>(kc, a, b, b_stride, mask, acc);
+    MainLoop<MR, NV, true, true>(kc, a, b, b_hi, b_stride, mask, acc);
   } else if (nc == 16 * NV) {
     const size_t head = kc > kCTail ? kc - kCTail : 0;
-    MainLoop<MR, NV, true>(head, a, b, b_stride, mask, acc);
-    MainLoop<MR, NV, true, false, true>(kc - head, a, b + head * b_stride, b_stride, mask, acc,
-                                        c, c_stride, mr * NV);
+    MainLoop<MR, NV, true>(head, a, b, b_hi, b_stride, mask, acc);
+    MainLoop<MR, NV, true, false, true>(kc - head, a, b + head * b_stride,
+                                        b_hi + head * b_stride, b_stride, mask, acc, c,
+                                        c_stride, mr * NV);
   } else {
-    MainLoop<MR, NV, false>(kc, a, b, b_stride, mask, acc);
+    MainLoop<MR, NV, false>(kc, a, b, b_hi, b_stride, mask, acc);
   }
 
   const __m512 alpha = _mm512_set1_ps(p.alpha);

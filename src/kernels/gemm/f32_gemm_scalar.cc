@@ -24,13 +24,14 @@ inline float Finish(float acc, size_t i, size_t j, const float* c_ij,
 void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t kc,
                              const float* a, const float* b, size_t b_stride, float* c,
                              size_t c_stride, const F32GemmTileParams* params) {
-  (void)NR;
   for (size_t i = 0; i < mr; ++i) {
     for (size_t j = 0; j < nc; ++j) {
       float acc = 0.0f;
       const size_t sk = params->a_stride != 0 ? 1 : MR;
       const float* ai = params->a_stride != 0 ? a + i * params->a_stride : a + i;
-      for (size_t k = 0; k < kc; ++k) acc += ai[k * sk] * b[k * b_stride + j];
+      const float* bj = params->b_split != 0 && j >= NR / 2 ? b + params->b_split + j - NR / 2
+                                                            : b + j;
+      for (size_t k = 0; k < kc; ++k) acc += ai[k * sk] * bj[k * b_stride];
       float* cij = c + i * c_stride + j;
       *cij = Finish(acc, i, j, cij, *params);
     }

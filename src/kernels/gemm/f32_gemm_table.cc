@@ -19,7 +19,7 @@ const F32GemmKernel kKernels[] = {
     {"f32_gemm_1x32_avx512", 1, 32, "avx512", f32_gemm_1x32_avx512, Avx512Supported, false},
     {"f32_gemm_2x32_avx512", 2, 32, "avx512", f32_gemm_2x32_avx512, Avx512Supported, false},
     {"f32_gemm_4x32_avx512", 4, 32, "avx512", f32_gemm_4x32_avx512, Avx512Supported, false},
-    {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported, true},
+    {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported, true, true},
     {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported, false},
     {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported, false},
     {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported, false},
@@ -78,6 +78,23 @@ const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n) {
       wide = &k;
   if (wide == nullptr || wide->nr <= by_m.nr || m < 4 * wide->mr || n < 2 * wide->nr) return by_m;
   return *wide;
+}
+
+const F32GemmKernel& F32GemmRowForPanels(const F32GemmKernel& base, size_t m, size_t n) {
+  const F32GemmKernel& by_m = F32GemmRowForM(base, m);
+  auto padded = [&](const F32GemmKernel& k) { return (m + k.mr - 1) / k.mr * k.mr; };
+  for (const auto& k : kKernels)
+    if (k.split_b && std::string_view(k.isa) == base.isa && k.nr == 2 * base.nr &&
+        m >= 4 * k.mr && n >= 2 * k.nr && 20 * padded(k) <= 21 * padded(by_m))
+      return k;
+  return by_m;
+}
+
+const F32GemmKernel& F32GemmKernelForPanels(size_t m, size_t n) {
+  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
+    return DefaultF32GemmKernel();
+  const F32GemmKernel& k = F32GemmRowForPanels(DefaultF32GemmKernel(), m, n);
+  return k.supported() ? k : F32GemmKernelForM(m);
 }
 
 const F32GemmKernel* F32GemmNarrowKernel(size_t mr) {

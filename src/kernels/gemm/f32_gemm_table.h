@@ -22,6 +22,10 @@ struct F32GemmKernel {
   // instead of packing it. Set only where that measured faster than packing (6x64: about 1.5%
   // at 1024^3; not the 32- and 48-wide rows).
   bool rows_a = false;
+  // The ukernel also reads its columns from two NR/2-wide panels (F32GemmTileParams::b_split),
+  // and the driver runs it on B prepacked at half its width (F32GemmKernelForPanels): a wide
+  // tile over the narrower panels the weight cache stores.
+  bool split_b = false;
 };
 
 // All rows, in order of preference (fastest first).
@@ -54,6 +58,22 @@ const F32GemmKernel& F32GemmRowForM(const F32GemmKernel& base, size_t m);
 // element in the same k order, so the choice never changes results. F32GemmKernelForM(m)
 // when VT_F32_GEMM_KERNEL names a kernel.
 const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n);
+
+// The selection rule for a GEMM of `m` rows and `n` columns whose B operand is prepacked in
+// panels of base.nr columns (as the runtime packs constant weights for the ISA of `base`, that
+// ISA's first row): base's ISA's split-B row of NR 2 * base.nr when the GEMM is large enough
+// to fill its tiles (m >= 4 * its MR and n >= 2 * its NR) and it pads M by at most 5% more rows
+// than F32GemmRowForM(base, m) does, else F32GemmRowForM(base, m). Measured on AVX-512 (6x64
+// over NR 32 panels against the M row, one thread): 1.08x at 1024^3, 1.02-1.24x at M = 24-512,
+// 0.94x at M = 32 (36 padded rows against 32: not taken). Ignores VT_F32_GEMM_KERNEL and CPU
+// support. Every row sums each C element in the same k order, so the choice never changes
+// results.
+const F32GemmKernel& F32GemmRowForPanels(const F32GemmKernel& base, size_t m, size_t n);
+
+// The kernel for such a GEMM against panels of the default kernel's NR:
+// F32GemmRowForPanels(DefaultF32GemmKernel(), m, n); DefaultF32GemmKernel() when
+// VT_F32_GEMM_KERNEL names a kernel (as F32GemmKernelForM).
+const F32GemmKernel& F32GemmKernelForPanels(size_t m, size_t n);
 
 // A kernel for GEMMs with at most 4 columns whose A panels have height `mr` (e.g. prepacked
 // for F32GemmKernelForM): the default ISA's narrow row with that MR, or null (then keep the

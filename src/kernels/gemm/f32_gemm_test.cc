@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -128,6 +129,65 @@ TEST_P(UkernelTest, RowsAMatchesReference) {
   }
 }
 
+// Split-B kernels reading two half-width panels (b_split != 0): the halves sit apart in one
+// buffer with NaN between them and past each row's NR / 2 columns, so a read of the wrong half
+// or past a half poisons the result; with A packed and read in place, plain and streaming.
+TEST_P(UkernelTest, SplitBMatchesReference) {
+  const F32GemmKernel& kr = GetParam();
+  if (!kr.split_b) GTEST_SKIP() << kr.name << " reads one B panel only";
+  if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
+  const size_t MR = kr.mr, NR = kr.nr, half = NR / 2;
+  for (size_t kc : {1, 7, 17, 33, 257}) {
+    for (size_t mr = 1; mr <= MR; ++mr) {
+      for (size_t nc : {size_t{1}, size_t{7}, half, half + 1, NR - 1, NR}) {
+        for (int mode = 0; mode < 6; ++mode) {
+          const size_t b_stride = mode % 2 == 0 ? half + 3 : half;
+          const size_t b_split = kc * b_stride + 11;
+          std::vector<float> b(b_split + kc * b_stride, NAN);
+          auto lo = Random(kc * half, 2 + kc), hi = Random(kc * half, 3 + kc);
+          for (size_t k = 0; k < kc; ++k)
+            for (size_t j = 0; j < half; ++j) {
+              b[k * b_stride + j] = lo[k * half + j];
+              b[b_split + k * b_stride + j] = hi[k * half + j];
+            }
+          auto a = Random(kc * MR, 1 + kc);
+          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
+          const size_t c_stride = NR + 5;
+          auto c0 = Random(MR * c_stride, 5);
+          F32GemmTileParams p;
+          p.b_split = b_split;
+          p.alpha = mode == 1 ? 0.5f : 1.0f;
+          p.accumulate = mode == 2;
+          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
+          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
+          p.clamp = mode == 3;
+          p.stream_b = mode == 4;
+          p.min = -0.25f;
+          p.max = 0.5f;
+          // mode 5: A read in place (rows-A kernels), row stride kc + 2.
+          std::vector<float> a_rows;
+          if (mode == 5) {
+            if (!kr.rows_a) continue;
+            p.a_stride = kc + 2;
+            a_rows.assign((mr - 1) * p.a_stride + kc, NAN);
+            for (size_t i = 0; i < mr; ++i)
+              for (size_t k = 0; k < kc; ++k) a_rows[i * p.a_stride + k] = a[k * MR + i];
+          }
+          const float* ap = mode == 5 ? a_rows.data() : a.data();
+          auto got = c0, want = c0;
+          kr.ukernel(mr, nc, kc, ap, b.data(), b_stride, got.data(), c_stride, &p);
+          F32GemmUkernelReference(MR, NR, mr, nc, kc, ap, b.data(), b_stride, want.data(),
+                                  c_stride, &p);
+          ExpectNear(got, want, kc,
+                     std::string(kr.name) + " split B kc=" + std::to_string(kc) +
+                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
+                         " mode=" + std::to_string(mode));
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(F32GemmAllKernels, UkernelTest, ::testing::ValuesIn(F32GemmKernels().begin(),
                                                                        F32GemmKernels().end()),
                          [](const auto& info) { return std::string(info.param.name); });
@@ -192,6 +252,8 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
   for (size_t m = 0; m < M; ++m) std::copy(a.begin() + m * K, a.begin() + (m + 1) * K, a_wide.begin() + m * lda);
   F32Panels ap = MakeF32PanelsFromMk(kr.mr, M, K, a.data(), K);
   F32Panels bp = MakeF32PanelsFromKn(kr.nr, K, N, b.data(), N);
+  // Split-B kernels also read panels of half their NR, two per tile.
+  F32Panels bp_half = MakeF32PanelsFromKn(kr.split_b ? kr.nr / 2 : kr.nr, K, N, b.data(), N);
   CallbackCtx cb{b.data(), N};
   GroupCtx gc;
   gc.ld = N + 3;
@@ -202,8 +264,9 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
   }
   if (gc.groups.empty()) gc.groups.emplace_back(1, 0.0f);
   for (int akind = 0; akind < 4; ++akind) {
-    for (int bkind = 0; bkind < 6; ++bkind) {
-      if (!every_kind && (akind % 3 != 0 || (bkind != 0 && bkind != 2))) continue;
+    for (int bkind = 0; bkind < 7; ++bkind) {
+      if (bkind == 6 && !kr.split_b) continue;
+      if (!every_kind && (akind % 3 != 0 || (bkind != 0 && bkind != 2 && bkind != 6))) continue;
       F32GemmA A;
       if (akind == 0) A = {F32GemmA::Kind::kMk, a.data(), K, nullptr};
       if (akind == 1) A = {F32GemmA::Kind::kKm, at.data(), M, nullptr};
@@ -226,6 +289,7 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
         B = {F32GemmB::Kind::kKn, b.data(), N};
         B.pack_rows = true;
       }
+      if (bkind == 6) B = {F32GemmB::Kind::kPanels, nullptr, 0, &bp_half};
       F32GemmEpilogue ep;
       const int mode = (akind + bkind) % 3;
       if (mode == 1) {
@@ -288,6 +352,50 @@ TEST(F32GemmDriver, RowsAKernelBlocksAndThreads) {
     CheckDriver(kr, 33, 300, 70, 2);
     CheckDriver(kr, 5, 131, 9, 1);
     CheckDriver(kr, 20, 1100, 40, 1, false);  // past the column limit: A packed again
+  }
+}
+
+TEST(F32GemmDriver, SplitBKernelBlocksAndThreads) {
+  // Split-B rows on half-width panels (CheckDriver's B kind 6): N tails of one and of one and a
+  // half panels, several K blocks, M crossing the MC block, split along M and along N.
+  for (const auto& kr : F32GemmKernels()) {
+    if (!kr.split_b || !kr.supported()) continue;
+    CheckDriver(kr, 401, 45, 530, 1);
+    CheckDriver(kr, 401, 45, 530, 2);
+    CheckDriver(kr, 33, 300, 70, 2);
+    CheckDriver(kr, 30, 1100, 40, 1, false);
+    CheckDriver(kr, 7, 97, 600, 1, false);
+  }
+}
+
+// The row picked for prepacked panels: the split-B row for GEMMs that fill its tiles without
+// padding M much more than the M row; the M row otherwise. Per ISA, whatever this CPU supports.
+TEST(F32GemmTable, RowForPanels) {
+  for (const auto& base : F32GemmKernels()) {
+    if (&base != &*std::find_if(F32GemmKernels().begin(), F32GemmKernels().end(),
+                                [&](const F32GemmKernel& k) { return std::string_view(k.isa) == base.isa; }))
+      continue;  // first row of each ISA only
+    const F32GemmKernel* split = nullptr;
+    for (const auto& k : F32GemmKernels())
+      if (k.split_b && std::string_view(k.isa) == base.isa && k.nr == 2 * base.nr) split = &k;
+    for (size_t m : {1, 8, 24, 30, 32, 40, 96, 200, 1024})
+      for (size_t n : {32, 64, 128, 1024}) {
+        const F32GemmKernel& by_m = F32GemmRowForM(base, m);
+        const F32GemmKernel& got = F32GemmRowForPanels(base, m, n);
+        if (split == nullptr || m < 4 * split->mr || n < 2 * split->nr) {
+          EXPECT_EQ(&got, &by_m) << base.name << " m=" << m << " n=" << n;
+          continue;
+        }
+        const size_t pad_split = (m + split->mr - 1) / split->mr * split->mr;
+        const size_t pad_m = (m + by_m.mr - 1) / by_m.mr * by_m.mr;
+        EXPECT_EQ(&got, 20 * pad_split <= 21 * pad_m ? split : &by_m)
+            << base.name << " m=" << m << " n=" << n;
+      }
+  }
+  if (const F32GemmKernel* k8 = FindF32GemmKernel("f32_gemm_8x32_avx512")) {
+    EXPECT_STREQ(F32GemmRowForPanels(*k8, 1024, 1024).name, "f32_gemm_6x64_avx512");
+    EXPECT_STREQ(F32GemmRowForPanels(*k8, 32, 512).name, "f32_gemm_8x32_avx512");
+    EXPECT_STREQ(F32GemmRowForPanels(*k8, 1, 4096).name, "f32_gemm_1x32_avx512");
   }
 }
 

@@ -10,6 +10,8 @@
 //   B  row k starts at b + k * b_stride and holds the columns [0, nc); nc <= NR. Only those
 //      columns are read, so B may be a packed panel (b_stride == NR) or any row-major
 //      matrix read in place (b_stride == ldb).
+//      Split-B kernels (F32GemmKernel::split_b) take the columns [NR/2, NR) from a second
+//      pointer when params->b_split != 0 (two NR/2-wide prepacked panels side by side).
 //   C  element (i, j) at c[i * c_stride + j]; only i < mr, j < nc are touched.
 // The result written is
 //   t = alpha * sum_k A(i,k) B(k,j) + (accumulate ? C(i,j) : bias_m[i] + bias_n[j])
@@ -37,6 +39,10 @@ struct F32GemmTileParams {
   // 0: A is a packed MR panel. Else (rows-A kernels only) the row stride of A read in place,
   // in floats (>= kc).
   size_t a_stride = 0;
+  // 0: row k of B holds the tile's columns as one run. Else (split-B kernels only,
+  // F32GemmKernel::split_b) the tile reads two adjacent half-width panels: column j >= NR / 2
+  // of row k is at b + b_split + k * b_stride + (j - NR / 2), in floats.
+  size_t b_split = 0;
 };
 
 using F32GemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kc, const float* a,

@@ -41,6 +41,22 @@ void PackABlock(const F32GemmA& a, size_t mr, size_t m0, size_t mc, size_t k0, s
   }
 }
 
+// Whether a kKn / kKnGroups operand whose rows are `ld` floats apart is packed per call although
+// the caller left it in place (F32GemmB::pack_rows false), for a block of `m` rows and a
+// reduction of `k` steps: when the row stride is a multiple of 4 KiB (N = 1024, 2048, 3072,
+// 4096, ...) every row of a KC block maps to the same L1 sets, and the MR tiles that re-read the
+// block keep evicting it. Measured on AVX-512 with the row F32GemmKernelForUnpackedB picks
+// (GFLOP/s, in place / packed): 1024^3 77 / 154, 48x2048x2048 89 / 113, 64x3072x768 105 / 117,
+// 128x1024x384 109 / 127. Not below 32 rows (8x1024x1024 81 / 42, 24x1024x1024 92 / 81: too few
+// re-reads to repay the copy) nor for a short reduction (64x4096x256 145 / 114, 128x4096x128
+// 147 / 130 with the 6x64 row: few enough rows share the sets).
+constexpr size_t kAliasedPackMinRows = 32;
+constexpr size_t kAliasedPackMinK = 257;
+bool PacksAliasedRows(size_t ld, size_t m, size_t k) {
+  return ld != 0 && ld * sizeof(float) % 4096 == 0 && m >= kAliasedPackMinRows &&
+         k >= kAliasedPackMinK;
+}
+
 // Whether the tiles of a GEMM with `n` columns read a row-major A (kMk) in place instead of
 // packed: for the kernels that measured faster so (F32GemmKernel::rows_a), while n <= kRowsAMaxN.
 // Packing A costs the same per call whatever N, so its share of the time falls as N grows, while
@@ -72,7 +88,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
   const size_t nc_max = std::max(nr, kNc / nr * nr);
   const size_t mc_max = std::max(mr, kMc / mr * mr);
   const bool rows_kind = b.kind == F32GemmB::Kind::kKn || b.kind == F32GemmB::Kind::kKnGroups;
-  const bool in_place = rows_kind && !b.pack_rows;
+  const bool in_place = rows_kind && !b.pack_rows && !PacksAliasedRows(b.ld, m_end - m_begin, K);
   const size_t group = b.kind == F32GemmB::Kind::kKnGroups ? std::max<size_t>(b.group_rows, 1) : 0;
   float* b_scratch = nullptr;
   if (b.kind != F32GemmB::Kind::kPanels && !in_place) {

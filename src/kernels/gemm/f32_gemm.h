@@ -55,7 +55,9 @@ struct F32GemmB {
   size_t group_rows = 0;
   // kKn / kKnGroups: copy blocks into panels instead of letting the microkernel read the rows
   // in place (in place is the default: no copy, and the rows stay cache-resident across the
-  // MR tiles that share them).
+  // MR tiles that share them). The driver packs regardless when `ld` is a multiple of 4 KiB
+  // with M >= 32 and K > 256 (rows that share their L1 sets evict one another: half the speed
+  // at 1024^3).
   bool pack_rows = false;
 };
 

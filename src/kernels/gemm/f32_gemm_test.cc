@@ -399,6 +399,17 @@ TEST(F32GemmTable, RowForPanels) {
   }
 }
 
+TEST(F32GemmDriver, AliasedRowStrideKn) {
+  // B rows 4 KiB apart (N = 1024): read in place below 32 rows or K = 257, packed by the driver
+  // from there; with tails and several K blocks, one and two threads.
+  for (const F32GemmKernel* kr : {&DefaultF32GemmKernel(), &F32GemmKernelForUnpackedB(40, 1024)}) {
+    CheckDriver(*kr, 31, 1024, 300, 1, false);
+    CheckDriver(*kr, 40, 1024, 256, 1, false);
+    CheckDriver(*kr, 40, 1024, 530, 1, false);
+    CheckDriver(*kr, 40, 1024, 530, 2, false);
+  }
+}
+
 TEST(F32GemmDriver, ThreadedMatchesSerial) {
   CheckDriver(DefaultF32GemmKernel(), 33, 257, 300, 3);
   CheckDriver(DefaultF32GemmKernel(), 257, 17, 33, 2);

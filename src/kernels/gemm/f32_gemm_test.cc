@@ -352,6 +352,7 @@ TEST(F32GemmDriver, RowsAKernelBlocksAndThreads) {
     CheckDriver(kr, 33, 300, 70, 2);
     CheckDriver(kr, 5, 131, 9, 1);
     CheckDriver(kr, 20, 1100, 40, 1, false);  // past the column limit: A packed again
+    CheckDriver(kr, 100, 700, 530, 1, false);  // two NC blocks, several MC blocks
   }
 }
 

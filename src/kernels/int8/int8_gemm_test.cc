@@ -179,7 +179,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(DriverCase{1, 1, 1, false, 0, 1}, DriverCase{7, 17, 33, false, 3, 1},
                       DriverCase{17, 33, 7, true, 0, 1}, DriverCase{33, 257, 517, true, -5, 1},
                       DriverCase{13, 100, 1030, false, 128, 2}, DriverCase{3, 5, 0, true, 0, 1},
-                      DriverCase{40, 49, 257, true, 0, 3}));
+                      DriverCase{40, 49, 257, true, 0, 3},
+                      // Past the K block (4096 groups): accumulation over two K blocks.
+                      DriverCase{5, 60, 16390, true, 7, 1}, DriverCase{9, 50, 16390, false, 0, 2}));
 
 // The portable row must stay selectable: forced by name it computes the same as the default.
 TEST(Int8GemmTable, PortableRowIsLastAndFindable) {

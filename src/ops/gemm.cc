@@ -171,12 +171,13 @@ class GemmKernel final : public OpKernel {
       opb = {trans_b_ ? F32GemmB::Kind::kNk : F32GemmB::Kind::kKn, b.data<float>(),
              static_cast<size_t>(B.dim(1))};
     }
-    // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
-    const kernels::F32GemmKernel* row =
-        prepacked && s8_.q == nullptr
-            ? kernels::FindF32GemmKernel(F32GemmRowNameForPanels(isa_, M, N))
-        : prepacked ? kernels::FindF32GemmKernel(F32GemmRowNameForM(isa_, M))
-                    : nullptr;
+    // Any kernel of the panels' ISA and NR reads the prepacked f32 panels (the tile height is
+    // free), and so does a split-B row reading two of them per tile; the int8 blocks are
+    // dequantized into panels of the M row's NR.
+    const kernels::F32GemmKernel* row = nullptr;
+    if (prepacked)
+      row = kernels::FindF32GemmKernel(s8_.q != nullptr ? F32GemmRowNameForM(isa_, M)
+                                                        : F32GemmRowNameForPanels(isa_, M, N));
     const kernels::F32GemmKernel& k =
         row != nullptr ? *row
         : prepacked    ? kernels::F32GemmKernelForM(static_cast<size_t>(M))

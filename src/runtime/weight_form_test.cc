@@ -7,6 +7,7 @@
 #include <random>
 
 #include "vtensor/layout/layout_pack.h"
+#include "vtensor/runtime/weight_provider.h"
 
 namespace vt {
 namespace {
@@ -143,6 +144,25 @@ TEST(WeightFormTest, MatMulNBitsPlanesArePanelLayoutsOfTheirSource) {
   use.nbits_cols = kb + 1;
   EXPECT_FALSE(ResolveWeightForm(DType::kFloat32, {N, kb}, use, IsaLevel::kAvx512,
                                  WeightProfile::kExact).has_value());
+}
+
+}  // namespace
+}  // namespace vt
+
+namespace vt {
+namespace {
+
+// The row a MatMul / Gemm runs against B panels packed for an ISA: a split-B row reading two
+// NR = 32 panels per tile for a large GEMM on AVX-512, the M row otherwise and on other ISAs.
+TEST(WeightFormTest, GemmRowForPanelsPerIsa) {
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kAvx512, 1024, 1024), "f32_gemm_6x64_avx512");
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kAvx512, 32, 1024),
+               F32GemmRowNameForM(IsaLevel::kAvx512, 32));
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kAvx512, 1, 4096), "f32_gemm_1x32_avx512");
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kAvx512, 1024, 64),
+               F32GemmRowNameForM(IsaLevel::kAvx512, 1024));
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kAvx2, 1024, 1024), "f32_gemm_6x16_avx2");
+  EXPECT_STREQ(F32GemmRowNameForPanels(IsaLevel::kBaseline, 1024, 1024), "f32_gemm_4x16_scalar");
 }
 
 }  // namespace

@@ -31,6 +31,45 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, s
 
 class UkernelTest : public ::testing::TestWithParam<F32GemmKernel> {};
 
+// The per-tile epilogue cases every ukernel test runs: mode % 4 == 0 plain, 1 alpha 0.5 with a
+// per-row bias, 2 accumulate into C, 3 both biases and a clamp (biases of MR and NR values).
+struct TileEpilogue {
+  std::vector<float> bias_m, bias_n;
+  TileEpilogue(size_t MR, size_t NR) : bias_m(Random(MR, 3)), bias_n(Random(NR, 4)) {}
+  F32GemmTileParams Params(int mode) const {
+    const int m4 = mode % 4;
+    F32GemmTileParams p;
+    p.alpha = m4 == 1 ? 0.5f : 1.0f;
+    p.accumulate = m4 == 2;
+    p.bias_m = m4 == 1 || m4 == 3 ? bias_m.data() : nullptr;
+    p.bias_n = m4 == 3 ? bias_n.data() : nullptr;
+    p.clamp = m4 == 3;
+    p.min = -0.25f;
+    p.max = 0.5f;
+    return p;
+  }
+};
+
+// The initial C of a tile test: MR rows with row stride NR + 5.
+size_t TileCStride(size_t NR) { return NR + 5; }
+std::vector<float> TileC(size_t MR, size_t NR) { return Random(MR * TileCStride(NR), 5); }
+
+// Runs kr's ukernel and the reference twin on the same initial C (TileC) and compares them,
+// elements outside mr x nc included (they must stay bit-identical); returns the kernel's C.
+std::vector<float> ExpectTileMatchesReference(const F32GemmKernel& kr, size_t mr, size_t nc,
+                                              size_t kc, const float* a, const float* b,
+                                              size_t b_stride, const F32GemmTileParams& p,
+                                              const std::string& what) {
+  const size_t c_stride = TileCStride(kr.nr);
+  auto got = TileC(kr.mr, kr.nr), want = got;
+  kr.ukernel(mr, nc, kc, a, b, b_stride, got.data(), c_stride, &p);
+  F32GemmUkernelReference(kr.mr, kr.nr, mr, nc, kc, a, b, b_stride, want.data(), c_stride, &p);
+  ExpectNear(got, want, kc,
+             std::string(kr.name) + what + " kc=" + std::to_string(kc) +
+                 " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc));
+  return got;
+}
+
 TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
   const F32GemmKernel& kr = GetParam();
   if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
@@ -46,28 +85,11 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
           // B read in place from a wider matrix, or a packed panel.
           const size_t b_stride = mode < 4 ? NR + 3 : NR;
           auto b = Random(std::max<size_t>(kc, 1) * b_stride, 2 + kc);
-          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
-          const size_t c_stride = NR + 5;
-          auto c0 = Random(MR * c_stride, 5);
-          F32GemmTileParams p;
-          const int m4 = mode % 4;
-          p.alpha = m4 == 1 ? 0.5f : 1.0f;
-          p.accumulate = m4 == 2;
-          p.bias_m = m4 == 1 || m4 == 3 ? bias_m.data() : nullptr;
-          p.bias_n = m4 == 3 ? bias_n.data() : nullptr;
-          p.clamp = m4 == 3;
+          const TileEpilogue ep(MR, NR);
+          F32GemmTileParams p = ep.Params(mode);
           p.stream_b = mode >= 4;
-          p.min = -0.25f;
-          p.max = 0.5f;
-          auto got = c0, want = c0;
-          kr.ukernel(mr, nc, kc, a.data(), b.data(), b_stride, got.data(), c_stride, &p);
-          F32GemmUkernelReference(MR, NR, mr, nc, kc, a.data(), b.data(), b_stride, want.data(),
-                                  c_stride, &p);
-          // Untouched elements (outside mr x nc) must stay bit-identical.
-          ExpectNear(got, want, kc,
-                     std::string(kr.name) + " kc=" + std::to_string(kc) +
-                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
-                         " mode=" + std::to_string(mode));
+          ExpectTileMatchesReference(kr, mr, nc, kc, a.data(), b.data(), b_stride, p,
+                                     " mode=" + std::to_string(mode));
         }
       }
     }
@@ -93,35 +115,20 @@ TEST_P(UkernelTest, RowsAMatchesReference) {
             std::copy(src.begin() + i * kc, src.begin() + (i + 1) * kc, a.begin() + i * lda);
           const size_t b_stride = mode % 2 == 0 ? NR + 3 : NR;
           auto b = Random(kc * b_stride, 2 + kc);
-          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
-          const size_t c_stride = NR + 5;
-          auto c0 = Random(MR * c_stride, 5);
-          F32GemmTileParams p;
+          const TileEpilogue ep(MR, NR);
+          F32GemmTileParams p = ep.Params(mode);
           p.a_stride = lda;
-          p.alpha = mode == 1 ? 0.5f : 1.0f;
-          p.accumulate = mode == 2;
-          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
-          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
-          p.clamp = mode == 3;
-          p.min = -0.25f;
-          p.max = 0.5f;
-          auto got = c0, want = c0;
-          kr.ukernel(mr, nc, kc, a.data(), b.data(), b_stride, got.data(), c_stride, &p);
-          F32GemmUkernelReference(MR, NR, mr, nc, kc, a.data(), b.data(), b_stride, want.data(),
-                                  c_stride, &p);
-          ExpectNear(got, want, kc,
-                     std::string(kr.name) + " rows A kc=" + std::to_string(kc) +
-                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
-                         " mode=" + std::to_string(mode));
+          const auto got = ExpectTileMatchesReference(kr, mr, nc, kc, a.data(), b.data(), b_stride,
+                                                      p, " rows A mode=" + std::to_string(mode));
           // The same tile from packed A: bit-identical (same sums in the same order).
           std::vector<float> packed(kc * MR, 0.0f);
           for (size_t i = 0; i < mr; ++i)
             for (size_t k = 0; k < kc; ++k) packed[k * MR + i] = src[i * kc + k];
           F32GemmTileParams pp = p;
           pp.a_stride = 0;
-          auto from_panel = c0;
-          kr.ukernel(mr, nc, kc, packed.data(), b.data(), b_stride, from_panel.data(), c_stride,
-                     &pp);
+          auto from_panel = TileC(MR, NR);
+          kr.ukernel(mr, nc, kc, packed.data(), b.data(), b_stride, from_panel.data(),
+                     TileCStride(NR), &pp);
           ASSERT_EQ(got, from_panel) << kr.name << " kc=" << kc << " mr=" << mr << " nc=" << nc;
         }
       }
@@ -151,19 +158,10 @@ TEST_P(UkernelTest, SplitBMatchesReference) {
               b[b_split + k * b_stride + j] = hi[k * half + j];
             }
           auto a = Random(kc * MR, 1 + kc);
-          auto bias_m = Random(MR, 3), bias_n = Random(NR, 4);
-          const size_t c_stride = NR + 5;
-          auto c0 = Random(MR * c_stride, 5);
-          F32GemmTileParams p;
+          const TileEpilogue ep(MR, NR);
+          F32GemmTileParams p = ep.Params(mode < 4 ? mode : 0);  // 4, 5: plain epilogue
           p.b_split = b_split;
-          p.alpha = mode == 1 ? 0.5f : 1.0f;
-          p.accumulate = mode == 2;
-          p.bias_m = mode == 1 || mode == 3 ? bias_m.data() : nullptr;
-          p.bias_n = mode == 3 ? bias_n.data() : nullptr;
-          p.clamp = mode == 3;
           p.stream_b = mode == 4;
-          p.min = -0.25f;
-          p.max = 0.5f;
           // mode 5: A read in place (rows-A kernels), row stride kc + 2.
           std::vector<float> a_rows;
           if (mode == 5) {
@@ -174,14 +172,8 @@ TEST_P(UkernelTest, SplitBMatchesReference) {
               for (size_t k = 0; k < kc; ++k) a_rows[i * p.a_stride + k] = a[k * MR + i];
           }
           const float* ap = mode == 5 ? a_rows.data() : a.data();
-          auto got = c0, want = c0;
-          kr.ukernel(mr, nc, kc, ap, b.data(), b_stride, got.data(), c_stride, &p);
-          F32GemmUkernelReference(MR, NR, mr, nc, kc, ap, b.data(), b_stride, want.data(),
-                                  c_stride, &p);
-          ExpectNear(got, want, kc,
-                     std::string(kr.name) + " split B kc=" + std::to_string(kc) +
-                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc) +
-                         " mode=" + std::to_string(mode));
+          ExpectTileMatchesReference(kr, mr, nc, kc, ap, b.data(), b_stride, p,
+                                     " split B mode=" + std::to_string(mode));
         }
       }
     }

@@ -1,0 +1,1 @@
+BoutputJH¿MÃ LG5 FM∆πMF

@@ -1,0 +1,1 @@
+BinputJ?IеIBклкIJAF©8

@@ -1,0 +1,1 @@
+BinputJQÎKO'TÌF>ËRJLQ

@@ -1,0 +1,1 @@
+BinputJGGAE7EÄIÇ@ÈBÉ¶

@@ -1,0 +1,1 @@
+BinputJÇ<ÊÆGIÆCI+H7HE

@@ -1,0 +1,1 @@
+BoutputJ?ÈEG6EF5HÆÅH

@@ -1,0 +1,2 @@
+BvaluesJ
+GÃG<AHÇFÆG

@@ -1,0 +1,1 @@
+BvaluesJPl.'o

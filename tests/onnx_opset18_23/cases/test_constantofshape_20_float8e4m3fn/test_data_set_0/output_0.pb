@@ -1,0 +1,1 @@
+BoutputJBBBBBB

@@ -1,0 +1,1 @@
+	Btraining_modeJ

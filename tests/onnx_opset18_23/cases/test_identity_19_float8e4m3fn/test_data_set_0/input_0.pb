@@ -1,0 +1,1 @@
+BdataJÆ'J¿1<EJLÁ=G¾CE

@@ -1,0 +1,1 @@
+BoutputJ˜eádDA×á½CYø†N

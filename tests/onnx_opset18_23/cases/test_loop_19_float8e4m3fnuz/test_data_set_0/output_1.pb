@@ -1,0 +1,1 @@
+BscanJOK¸OÆÊOK¸OÆÊOK¸OÆÊ

@@ -1,0 +1,1 @@
+Bv_finalJEGC;ÇD

@@ -1,0 +1,1 @@
+BscanJEGC;ÇDEGC;ÇDEGC;ÇD

@@ -1,0 +1,1 @@
+Bv_finalJOJ3OH1

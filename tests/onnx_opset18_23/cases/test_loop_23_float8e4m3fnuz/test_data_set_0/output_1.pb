@@ -1,0 +1,1 @@
+BscanJOJ3OH1OJ3OH1OJ3OH1

@@ -1,0 +1,1 @@
+ByJÈ$`AßçFA¬ÄŒAÚú‘Aêú¶A	7UAêfACAû´AöÄÂA#Ë{AÀyAe¬†A‚Ð‘A’¬šAÀ´XAÐWAÔdAé}AàSŽA§„AHzˆAÂÕ‰AK„AÝ®‘AÇnzAÉ¸¸Añø®A³ ÁA†ãºAÜÙoAá(¥Añ©£Akî²A|ª¬A@SAÄ¤Ax9A¸ÞA†“¥A°KAL€A‡A¦ËƒA}‰Ai[AØã‡AkknA·YvAÀËŠA

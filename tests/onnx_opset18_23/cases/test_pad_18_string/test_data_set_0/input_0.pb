@@ -1,0 +1,1 @@
+2a2def2bc2Zz2Zz2helloBdata

@@ -1,0 +1,1 @@
+2pad2a2def2bc2pad2Zz2Zz2hello2pad2pad2pad2pad2pad2pad2pad2padBoutput

@@ -1,0 +1,1 @@
+BdataJ¿½CCFÈB1ÊÉF¾CK

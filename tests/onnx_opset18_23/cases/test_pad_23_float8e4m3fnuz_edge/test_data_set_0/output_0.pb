@@ -1,0 +1,1 @@
+BoutJ JJJ-J¥““OOOÃƒ AAFFFPMH∆∆FFFPMH∆∆

@@ -1,0 +1,3 @@
+
+BxJ*D,JÕIJµFðHâLKDjJxH'CŸGÅB’J¸LbJ
+L‡DºLÁJ

@@ -1,0 +1,1 @@
+ByJLJKIGF@HÃGÈIÉEÈG?ÈÇGHÅ8B

@@ -1,0 +1,1 @@
+BreducedJB7iA

@@ -1,0 +1,3 @@
+
+BreducedJ
+¨B%A5BÈA]A

@@ -1,0 +1,1 @@
+BreducedJOQ@§T@

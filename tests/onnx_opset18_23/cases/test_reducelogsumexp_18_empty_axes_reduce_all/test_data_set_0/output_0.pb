@@ -1,0 +1,1 @@
+BreducedJü+F@

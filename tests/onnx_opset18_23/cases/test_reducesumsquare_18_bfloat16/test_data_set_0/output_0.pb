@@ -1,0 +1,1 @@
+BreducedJA8AaAA

@@ -1,0 +1,3 @@
+
+BreducedJ
+yD,7™F=G"?

@@ -1,0 +1,1 @@
+2abab2abcd2abc2cdcdabBX

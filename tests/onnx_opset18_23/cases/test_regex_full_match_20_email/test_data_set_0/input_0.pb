@@ -1,0 +1,1 @@
+2	a.b@x.com2a@x.org2@x.comBX

@@ -1,0 +1,1 @@
+2héllo2hello2hxllo!BX

@@ -1,0 +1,1 @@
+BdataJ;ËLCIJÁÃÄÄFËÅIJÆCÃ?/AA/D>º1JË¼

@@ -1,0 +1,1 @@
+BoutJ;ËLCIJÁÃÄÄFËÅIJÆCÃ?/AA/D>º1JË¼

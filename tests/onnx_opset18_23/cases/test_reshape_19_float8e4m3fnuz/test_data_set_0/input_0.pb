@@ -1,0 +1,1 @@
+BdataJ+RÓIQQEÆPSRN9QÐ6³MJO<!ÑRLÑJ@¿Í

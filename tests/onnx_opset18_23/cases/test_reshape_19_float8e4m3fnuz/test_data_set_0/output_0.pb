@@ -1,0 +1,1 @@
+BoutJ+RÓIQQEÆPSRN9QÐ6³MJO<!ÑRLÑJ@¿Í

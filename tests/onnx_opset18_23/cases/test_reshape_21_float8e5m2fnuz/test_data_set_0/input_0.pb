@@ -1,0 +1,1 @@
+BdataJFÈG?¼ÃGÊ´ÊCEDJÇ>DÇGEÊÉEÇBJHÆ@Â

@@ -1,0 +1,1 @@
+BoutJFÈG?¼ÃGÊ´ÊCEDJÇ>DÇGEÊÉEÇBJHÆ@Â

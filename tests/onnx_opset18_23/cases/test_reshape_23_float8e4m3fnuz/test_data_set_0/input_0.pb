@@ -1,0 +1,1 @@
+BdataJÄQCÑQL=ÒÑRPÊ-LÔPµ5QÊJÎº)KÓR¹4Ì

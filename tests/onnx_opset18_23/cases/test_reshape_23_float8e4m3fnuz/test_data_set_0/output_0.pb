@@ -1,0 +1,1 @@
+BoutJÄQCÑQL=ÒÑRPÊ-LÔPµ5QÊJÎº)KÓR¹4Ì

@@ -1,0 +1,1 @@
+BYJ<---------CCC888///QQQaaacccaaacccaaacccGGG:::

@@ -1,0 +1,1 @@
+BdataJCEÇ¿ÄÆGÆÇCÇ¿;ÈBE@DÈCFDÆ=Æ¹FE5F

@@ -1,0 +1,1 @@
+2prex2preyyBZ

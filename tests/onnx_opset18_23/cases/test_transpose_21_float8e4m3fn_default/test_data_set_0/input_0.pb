@@ -1,0 +1,1 @@
+BdataJK2IÌK²JÂHËI¡DÉIHËÀDÅ

@@ -1,0 +1,1 @@
+BoutJKJи2бIIHHкклIюK║D╡Dе

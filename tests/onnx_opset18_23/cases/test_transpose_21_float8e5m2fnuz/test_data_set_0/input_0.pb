@@ -1,0 +1,1 @@
+BdataJI╥хIйAI?й?@@хихAйфADHибгеGIGHф

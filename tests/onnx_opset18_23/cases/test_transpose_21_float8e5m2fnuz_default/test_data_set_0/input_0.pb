@@ -1,0 +1,1 @@
+BdataJHÄHI9IÈÉHI@I³Ç??EÂIÇI

@@ -1,0 +1,1 @@
+BoutJHÉ?ÄH?HIEI@Â9III³ÇÈÇI

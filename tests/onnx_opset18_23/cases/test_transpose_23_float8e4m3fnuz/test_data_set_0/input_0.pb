@@ -1,0 +1,1 @@
+BdataJ…SªG∫»LMBGGI—”A«?†S“– …$Q”CNœÃ

@@ -1,0 +1,1 @@
+BoutJ…»G«–”SLI? CªM—†…NGB”S$œ∫GA“QÃ

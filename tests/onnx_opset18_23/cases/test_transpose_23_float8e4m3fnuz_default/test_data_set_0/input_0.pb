@@ -1,0 +1,1 @@
+BdataJÉÑÌQ±LÔPGPJGGTÎÍ1QÑR²

@@ -1,0 +1,1 @@
+BoutJÉPÎÑGÍÌP1QJQ±GÑLGRÔT²

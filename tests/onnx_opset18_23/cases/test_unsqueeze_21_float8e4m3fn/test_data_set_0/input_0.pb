@@ -1,0 +1,1 @@
+BdataJ*<LBÊ@AGCIÃÁH>F

@@ -1,0 +1,1 @@
+BdataJÉHÈH@ÂH¸EJÈIÈÈH

@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Regenerates the opset 18-23 conformance cases under tests/onnx_opset18_23/cases.
+
+usage: /usr/bin/python3 tests/onnx_opset18_23/generate.py [--ort-module DIR] [--only SUBSTR]
+
+Each case is test_<name>/model.onnx + test_data_set_0/{input,output}_N.pb, the layout of ONNX's
+node tests. Reference outputs come from ONNX Runtime 1.30 (Node binding, installed into
+~/.cache/vtensor/ort as scripts/compare_ort.sh does) and, where ORT cannot run a case or
+disagrees with the operator text, from the numpy reference written beside the case; which one
+was used, and why, goes to references.tsv. Inputs come from numpy generators seeded by the case
+name, so a rerun writes byte-identical files.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "gen"))
+import dtypes as D  # noqa: E402
+import catalog  # noqa: E402
+
+ORT_VERSION = "1.30.0"
+
+
+def ort_module_dir(arg):
+    if arg:
+        return arg
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    cache = os.environ.get("VTENSOR_ORT_CACHE", os.path.join(home, ".cache/vtensor/ort"))
+    d = os.path.join(cache, "onnxruntime-node-" + ORT_VERSION)
+    mod = os.path.join(d, "node_modules/onnxruntime-node")
+    if not os.path.exists(os.path.join(mod, "package.json")):
+        os.makedirs(d, exist_ok=True)
+        pj = os.path.join(d, "package.json")
+        if not os.path.exists(pj):
+            with open(pj, "w") as f:
+                f.write('{"name":"vtensor-ort-ref","private":true}\n')
+        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+                        "onnxruntime-node@" + ORT_VERSION], cwd=d, env=env, check=True)
+    return mod
+
+
+def default_tol(t):
+    return {D.FLOAT: (1e-4, 1e-5), D.DOUBLE: (1e-6, 1e-8), D.FLOAT16: (2e-3, 1e-3),
+            D.BFLOAT16: (1.6e-2, 1e-2)}.get(t, (0.0, 0.0))
+
+
+def agree(t, got, want, tol):
+    if t == D.STRING or t not in D.FLOAT_TYPES and t not in (D.COMPLEX64, D.COMPLEX128):
+        return got.shape == want.shape and np.array_equal(got, want)
+    if got.shape != want.shape:
+        return False
+    rtol, atol = tol or default_tol(t)
+    return bool(np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                            equal_nan=True))
+
+
+def write_pb(path, proto):
+    with open(path, "wb") as f:
+        f.write(proto.SerializeToString())
+
+
+def read_outputs(d, case, wide_ok):
+    outs = []
+    for i, (name, t) in enumerate(case.outputs):
+        p = onnx.TensorProto()
+        with open(os.path.join(d, "output_%d.pb" % i), "rb") as f:
+            p.ParseFromString(f.read())
+        _, arr = D.decode(p)
+        if t in D.FLOAT_TYPES and t not in (D.FLOAT, D.DOUBLE):
+            arr = D.round_to(t, arr)  # exact for values that came through Cast to t
+        elif t in (D.INT4, D.UINT4):
+            arr = arr.astype(D.LOGICAL[t])
+        outs.append(arr)
+    return outs
+
+
+def describe_diff(t, got, want):
+    if got.shape != want.shape:
+        return "shape %s vs %s" % (list(got.shape), list(want.shape))
+    if t == D.STRING or t in D.INT_TYPES or t == D.BOOL:
+        bad = np.argwhere(got != want)
+        return "%d elements differ (first at %s)" % (len(bad), bad[0].tolist() if len(bad) else "-")
+    d = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    d = np.where(np.isnan(got) & np.isnan(want), 0, d)
+    return "max |ORT - numpy| = %.3g" % np.nanmax(np.where(np.isnan(d), np.inf, d))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ort-module")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default=os.path.join(HERE, "cases"))
+    args = ap.parse_args()
+    cases = [c for c in catalog.all_cases() if args.only in c.name]
+    names = [c.name for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        sys.exit("duplicate case names: %s" % sorted(dup))
+    mod = ort_module_dir(args.ort_module)
+    work = tempfile.mkdtemp(prefix="opset18_23_ort_")
+    try:
+        for c in cases:
+            variants = ([("wide", dict(wide=True))] if c.ort else []) + \
+                       ([("promote", dict(promote=True))] if c.ort and c.promote else [])
+            for tag, kw in variants:
+                d = os.path.join(work, c.name + "__" + tag)
+                os.makedirs(d)
+                write_pb(os.path.join(d, "model.onnx"), c.model(**kw))
+                for i, p in enumerate(c.input_protos(**kw)):
+                    write_pb(os.path.join(d, "input_%d.pb" % i), p)
+        subprocess.run(["node", os.path.join(HERE, "gen/ort_run.js"), mod, work], check=True)
+        if not args.only and os.path.isdir(args.out):
+            shutil.rmtree(args.out)
+        os.makedirs(args.out, exist_ok=True)
+        rows = []
+        for c in cases:
+            rows.append(finish(c, work, args.out))
+    finally:
+        shutil.rmtree(work)
+    if not args.only:
+        with open(os.path.join(HERE, "references.tsv"), "w") as f:
+            f.write("# case\top\treference\treason (generated by generate.py)\n")
+            for r in rows:
+                if r[2] == "dropped":
+                    continue
+                f.write("\t".join(r) + "\n")
+    print("generate: %d cases, %d ORT, %d numpy" % (
+        len(rows), sum(r[2].startswith("ort") for r in rows),
+        sum(r[2] == "numpy" for r in rows)))
+
+
+def finish(c, work, out_root):
+    ins = [arr for _, _, arr in c.inputs]
+    want = c.ref(*ins) if c.ref else None
+    if want is not None:
+        want = [D.round_to(t, w) if t in D.FLOAT_TYPES and t not in (D.FLOAT, D.DOUBLE)
+                else np.asarray(w, dtype=D.LOGICAL[t]) for w, (_, t) in zip(want, c.outputs)]
+    source, reason, got = None, "", None
+    wide_dir = os.path.join(work, c.name + "__wide")
+    prom_dir = os.path.join(work, c.name + "__promote")
+
+    def err(d):
+        with open(os.path.join(d, "error.txt")) as f:
+            return f.read().strip().splitlines()[0][:200]
+
+    if c.ort and not os.path.exists(os.path.join(wide_dir, "error.txt")):
+        got, source = read_outputs(wide_dir, c, True), "ort"
+    elif c.ort and c.promote and not os.path.exists(os.path.join(prom_dir, "error.txt")):
+        got = read_outputs(prom_dir, c, True)
+        got = [D.round_to(t, g) if t in (D.BFLOAT16, D.FLOAT16) else g
+               for g, (_, t) in zip(got, c.outputs)]
+        source = "ort-float32"
+        reason = "ORT cannot run the %s case (%s); ORT's float32 result rounded" % (
+            "/".join(sorted({D.NAMES[t] for _, t, _ in c.inputs})), err(wide_dir))
+    elif c.ort:
+        reason = "ORT: " + err(wide_dir)
+    else:
+        reason = c.note or "not run in ORT"
+    if got is not None and want is not None:
+        bad = [i for i, ((_, t), g, w) in enumerate(zip(c.outputs, got, want))
+               if not agree(t, g, w, c.tol)]
+        if bad:
+            i = bad[0]
+            reason = "ORT disagrees with the spec on output %d (%s); %s" % (
+                i, describe_diff(c.outputs[i][1], got[i], want[i]), c.note or "spec followed")
+            got, source = None, None
+    if got is None:
+        if want is None:
+            print("generate: dropped %s: ORT failed (%s) and there is no numpy reference" % (
+                c.name, reason))
+            return ["test_" + c.name, "%s-%d" % (c.op, c.version), "dropped", reason]
+        got, source = want, "numpy"
+    d = os.path.join(out_root, "test_" + c.name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(os.path.join(d, "test_data_set_0"))
+    write_pb(os.path.join(d, "model.onnx"), c.model(out_shapes=[g.shape for g in got]))
+    for i, p in enumerate(c.input_protos()):
+        write_pb(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), p)
+    for i, ((name, t), g) in enumerate(zip(c.outputs, got)):
+        write_pb(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), D.encode(name, t, g))
+    return ["test_" + c.name, "%s-%d" % (c.op, c.version), source, reason]
+
+
+if __name__ == "__main__":
+    main()

@@ -43,8 +43,10 @@ def reduce_case(op, ver, tag, t, shape, axes, keepdims, noop=None, lo=-2.0, hi=2
         if t == D.BOOL:
             return [fn(x, ax, kd)]
         return [fn(x.astype(np.int64), ax, kd).astype(D.NATIVE[t])]
+    note = ("spec: with empty axes and noop_with_empty_axes=1 the output equals the input; ORT "
+            "applies the op's elementwise part (abs, square, log)" if noop else "")
     return Case(n, op, ver, ins, [("reduced", t)], attrs=attrs or None, ref=ref,
-                promote=t in (D.BFLOAT16, D.FLOAT16))
+                promote=t in (D.BFLOAT16, D.FLOAT16), note=note)
 
 
 def reductions():

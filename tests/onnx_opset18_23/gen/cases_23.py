@@ -252,7 +252,9 @@ def attention():
             res = [y] + ([prk, prv] if hp else []) + ([qk] if mode is not None else [])
             return res
         c = Case(n, "Attention", 23, ins, outs, attrs=attrs or None, node_inputs=names,
-                 ref=ref, promote=t in (H, BF))
+                 ref=ref, promote=t in (H, BF),
+                 note="spec: a False in a boolean attn_mask adds -inf to the bias, so "
+                      "qk_matmul_output (mode 2) holds -inf there; ORT writes a finite value")
         if node_outs:
             from mk import node
             c.nodes = [node("Attention", names, node_outs, **attrs)]

@@ -1,0 +1,28 @@
+"""Operator versions added or changed in opsets 18-23, as listed in ONNX's docs/Changelog.md."""
+
+OPERATOR_VERSIONS = {
+    18: ["BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor", "CenterCropPad", "Col2Im",
+         "GroupNormalization", "LpPool", "Mish", "OptionalGetElement", "OptionalHasElement",
+         "Pad", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+         "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare", "Resize", "ScatterElements",
+         "ScatterND", "Split"],
+    19: ["AveragePool", "Cast", "CastLike", "Constant", "DeformConv", "DequantizeLinear", "Equal",
+         "Identity", "If", "Loop", "Pad", "QuantizeLinear", "Reshape", "Resize", "Scan", "Shape",
+         "Size"],
+    20: ["AffineGrid", "ConstantOfShape", "DFT", "Gelu", "GridSample", "ImageDecoder", "IsInf",
+         "IsNaN", "ReduceMax", "ReduceMin", "RegexFullMatch", "StringConcat", "StringSplit"],
+    21: ["Cast", "CastLike", "Constant", "ConstantOfShape", "DequantizeLinear", "Flatten",
+         "GroupNormalization", "Identity", "If", "Loop", "Pad", "QLinearMatMul", "QuantizeLinear",
+         "Reshape", "Scan", "Shape", "Size", "Squeeze", "Transpose", "Unsqueeze"],
+    22: ["Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "AveragePool", "Bernoulli", "Conv",
+         "ConvTranspose", "Cos", "Cosh", "DeformConv", "Det", "Dropout", "Elu", "EyeLike", "GRU",
+         "GlobalAveragePool", "GlobalLpPool", "GlobalMaxPool", "GridSample", "HardSigmoid",
+         "HardSwish", "InstanceNormalization", "LSTM", "LpNormalization", "LpPool", "MaxPool",
+         "MaxRoiPool", "MaxUnpool", "Mish", "Multinomial", "NegativeLogLikelihoodLoss", "RNN",
+         "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "RoiAlign",
+         "Round", "Selu", "Sin", "Sinh", "Softplus", "Softsign", "Tan", "ThresholdedRelu"],
+    23: ["Attention", "Cast", "CastLike", "Constant", "ConstantOfShape", "DequantizeLinear",
+         "Flatten", "Identity", "If", "Loop", "Pad", "QuantizeLinear", "RMSNormalization",
+         "Reshape", "RotaryEmbedding", "Scan", "Shape", "Size", "Squeeze", "Transpose",
+         "Unsqueeze"],
+}

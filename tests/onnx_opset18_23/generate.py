@@ -175,6 +175,9 @@ def finish(c, work, out_root):
             reason = "ORT disagrees with the spec on output %d (%s); %s" % (
                 i, describe_diff(c.outputs[i][1], got[i], want[i]), c.note or "spec followed")
             got, source = None, None
+        elif c.prefer_ref:
+            reason = "ORT agrees; " + c.note
+            got, source = None, None
     if got is None:
         if want is None:
             print("generate: dropped %s: ORT failed (%s) and there is no numpy reference" % (

@@ -48,7 +48,7 @@ class Case:
 
     def __init__(self, name, op, version, inputs, outputs, attrs=None, nodes=None,
                  initializers=None, ref=None, promote=False, ort=True, tol=None, note="",
-                 domain="", opset=None, extra_opsets=None, node_inputs=None):
+                 domain="", opset=None, extra_opsets=None, node_inputs=None, prefer_ref=False):
         self.name, self.op, self.version = name, op, version
         self.opset = opset or version
         self.inputs, self.outputs = inputs, outputs
@@ -59,6 +59,7 @@ class Case:
                                     **(attrs or {}))]
         self.ref, self.promote, self.ort, self.tol, self.note = ref, promote, ort, tol, note
         self.extra_opsets = extra_opsets or {}
+        self.prefer_ref = prefer_ref  # numpy reference even where ORT agrees (note says why)
 
     def model(self, out_shapes=None, wide=False, promote=False):
         """ModelProto of the case; wide/promote build the ORT reference variant."""

@@ -4,6 +4,7 @@ from onnx import helper
 
 import dtypes as D
 from mk import Case, node, rand, rng, f64, unary, i64, tname
+from refs22 import pool_ref
 
 INT8_TYPES = [D.UINT8, D.UINT16, D.UINT32, D.UINT64, D.INT8, D.INT16, D.INT32, D.INT64]
 
@@ -163,7 +164,8 @@ def lp_pool():
     for tag, t, shape, attrs in specs:
         n = "lppool_18_" + tag
         out.append(Case(n, "LpPool", 18, [("x", t, rand(n, t, shape))], [("y", t)], attrs=attrs,
-                        promote=t == D.FLOAT16))
+                        promote=t == D.FLOAT16,
+                        ref=lambda x, a=attrs: [pool_ref(f64(x), "lp", **a)]))
     return out
 
 

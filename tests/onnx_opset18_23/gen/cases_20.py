@@ -84,7 +84,9 @@ def dft():
             names.append("axis")
         out.append(Case(n, "DFT", 20, ins, [("output", t)], attrs={"inverse": inv, "onesided": one},
                         node_inputs=names, promote=t in (D.FLOAT16, D.BFLOAT16),
-                        tol=(1e-3, 1e-4) if t == D.FLOAT else None,
+                        tol=(1e-3, 1e-4) if t == D.FLOAT else None, prefer_ref=True,
+                        note="float64 numpy reference: ORT's float32 DFT leaves rounding noise "
+                             "(~1e-6) at outputs that are exactly 0",
                         ref=lambda x, *r, L=length, a=axis, i=inv, o=one:
                         [dft_ref(f64(x), L, -2 if a is None else a, i, o)]))
     return out
@@ -96,9 +98,11 @@ def gelu():
     tanh = lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))  # noqa
     out = []
     for t in (D.FLOAT, D.DOUBLE, D.FLOAT16, D.BFLOAT16):
-        out.append(unary("gelu_20_%s" % tname(t), "Gelu", 20, t, (3, 7), exact, lo=-5, hi=5))
+        # |x| <= 3: beyond it 1 + tanh(..) cancels in float32 and the comparison would judge
+        # rounding of outputs near 1e-6 rather than the operator
+        out.append(unary("gelu_20_%s" % tname(t), "Gelu", 20, t, (3, 7), exact, lo=-3, hi=3))
         out.append(unary("gelu_20_tanh_%s" % tname(t), "Gelu", 20, t, (2, 9), tanh,
-                         attrs={"approximate": "tanh"}, lo=-5, hi=5))
+                         attrs={"approximate": "tanh"}, lo=-3, hi=3))
     return out
 
 

@@ -9,7 +9,7 @@ from mk import Case, rand, rng, f64, i64, tname, unary, node
 from cases_18 import mish
 from cases_quant import deform_conv
 from cases_20 import grid_sample
-from refs22 import roi_align_ref, max_roi_pool_ref, rnn_family_ref
+from refs22 import roi_align_ref, max_roi_pool_ref, rnn_family_ref, pool_ref
 
 BF, F, H = D.BFLOAT16, D.FLOAT, D.FLOAT16
 
@@ -48,16 +48,23 @@ def unary_22():
 
 def pool_conv():
     out = []
-    P = lambda n, op, t, xs, attrs, extra=(), outs=(("Y", None),), ref=None: Case(  # noqa: E731
-        n, op, 22, [("X", t, rand(n, t, xs))] + list(extra),
-        [(o, ot or t) for o, ot in outs], attrs=attrs, promote=t in (BF, H), ref=ref)
+    kinds = {"AveragePool": "avg", "MaxPool": "max", "LpPool": "lp"}
+
+    def P(n, op, t, xs, attrs, extra=(), outs=(("Y", None),), ref=None, note=""):
+        if ref is None and op in kinds and len(outs) == 1:
+            ref = lambda x, a=attrs, k=kinds[op]: [pool_ref(f64(x), k, **a)]  # noqa: E731
+        return Case(n, op, 22, [("X", t, rand(n, t, xs))] + list(extra),
+                    [(o, ot or t) for o, ot in outs], attrs=attrs, promote=t in (BF, H), ref=ref,
+                    note=note)
     for t in (F, BF):
         tn = tname(t)
         out += [P("averagepool_22_%s" % tn, "AveragePool", t, (1, 2, 7, 6),
                   {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 1],
                    "count_include_pad": 1, "ceil_mode": 1}),
                 P("averagepool_22_dilations_%s" % tn, "AveragePool", t, (1, 1, 8, 8),
-                  {"kernel_shape": [2, 2], "dilations": [2, 3], "auto_pad": "SAME_LOWER"}),
+                  {"kernel_shape": [2, 2], "dilations": [2, 3], "auto_pad": "SAME_LOWER"},
+                  note="spec: auto_pad SAME_* makes the output ceil(input / stride) = 8x8; ORT "
+                       "leaves the dilated kernel out of the SAME padding and returns 7x6"),
                 P("maxpool_22_%s" % tn, "MaxPool", t, (1, 2, 7, 7),
                   {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
                    "dilations": [1, 2], "ceil_mode": 1}),

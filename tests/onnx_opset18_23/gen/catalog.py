@@ -10,6 +10,7 @@ import cases_22 as c22
 import cases_23 as c23
 import cases_quant as cq
 from mk import Case, rand, tname
+from refs22 import pool_ref
 
 F8 = [D.F8E4M3FN, D.F8E4M3FNUZ, D.F8E5M2, D.F8E5M2FNUZ]
 
@@ -28,7 +29,8 @@ def opset19_misc():
                               ("1d_dilations", (2, 2, 11), {"kernel_shape": [3], "dilations": [3]})]:
         n = "averagepool_19_" + tag
         out.append(Case(n, "AveragePool", 19, [("x", D.FLOAT, rand(n, D.FLOAT, shape))],
-                        [("y", D.FLOAT)], attrs=attrs))
+                        [("y", D.FLOAT)], attrs=attrs,
+                        ref=lambda x, a=attrs: [pool_ref(x.astype(np.float64), "avg", **a)]))
     n = "averagepool_19_float16"
     out.append(Case(n, "AveragePool", 19, [("x", D.FLOAT16, rand(n, D.FLOAT16, (1, 1, 5, 5)))],
                     [("y", D.FLOAT16)], attrs={"kernel_shape": [2, 2], "dilations": [2, 2]},

@@ -123,7 +123,7 @@ def round_to(t, x, saturate=True):
     if t == FLOAT16:
         return x.astype(np.float16).astype(np.float32)
     if t == BFLOAT16:
-        return bf16_bits_to_f32(f32_to_bf16_bits(x.astype(np.float32)))
+        return bf16_bits_to_f32(f32_to_bf16_bits(x.astype(np.float32))).reshape(x.shape)
     return TABLES[t][_encode_minifloat(t, x, saturate)].astype(np.float32)
 
 

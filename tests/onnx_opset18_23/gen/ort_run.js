@@ -100,6 +100,7 @@ function encodeTensor(name, tensor) {
 async function runCase(ort, dir) {
   const session = await ort.InferenceSession.create(path.join(dir, 'model.onnx'), {
     intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'disabled',
+    logSeverityLevel: 4,  // failures are recorded in error.txt
   });
   const feeds = {};
   session.inputNames.forEach((name, i) => {

@@ -153,3 +153,48 @@ def grid_sample_nearest_ref(x, grid, align_corners=0):
             if all(0 <= i < s for i, s in zip(idx, sp)):
                 y[(n, slice(None)) + pos] = x[(n, slice(None)) + tuple(idx)]
     return y
+
+
+def pool_ref(x, kind, kernel_shape, strides=None, pads=None, dilations=None, auto_pad="NOTSET",
+             ceil_mode=0, count_include_pad=0, p=2, **_):
+    """AveragePool / MaxPool / LpPool over N-D windows, per the pooling output-shape rules."""
+    nd = len(kernel_shape)
+    insz = x.shape[2:]
+    st = strides or [1] * nd
+    dl = dilations or [1] * nd
+    pd = list(pads or [0] * (2 * nd))
+    eff = [(k - 1) * d + 1 for k, d in zip(kernel_shape, dl)]
+    out = []
+    for i in range(nd):
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-insz[i] // st[i])
+            total = max((o - 1) * st[i] + eff[i] - insz[i], 0)
+            small, big = total // 2, total - total // 2
+            pd[i], pd[i + nd] = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
+        elif auto_pad == "VALID":
+            o = -(-(insz[i] - eff[i] + 1) // st[i])
+            pd[i] = pd[i + nd] = 0
+        else:
+            span = insz[i] + pd[i] + pd[i + nd] - eff[i]
+            o = (-(-span // st[i]) if ceil_mode else span // st[i]) + 1
+            if ceil_mode and (o - 1) * st[i] >= insz[i] + pd[i]:
+                o -= 1  # a window may not start inside the end padding
+        out.append(o)
+    y = np.zeros(x.shape[:2] + tuple(out))
+    for pos in np.ndindex(*out):
+        idx, inside, padded = [], True, 1
+        for i in range(nd):
+            coords = [pos[i] * st[i] - pd[i] + k * dl[i] for k in range(kernel_shape[i])]
+            idx.append([c for c in coords if 0 <= c < insz[i]])
+            padded *= sum(1 for c in coords if -pd[i] <= c < insz[i] + pd[i + nd])
+        win = x[(slice(None), slice(None)) + np.ix_(*idx)] if all(idx) else None
+        axes = tuple(range(2, 2 + nd))
+        if kind == "avg":
+            n = padded if count_include_pad else (win[0, 0].size if win is not None else 1)
+            v = win.sum(axis=axes) / n if win is not None else 0.0
+        elif kind == "max":
+            v = win.max(axis=axes)
+        else:
+            v = (np.abs(win) ** p).sum(axis=axes) ** (1.0 / p)
+        y[(slice(None), slice(None)) + pos] = v
+    return y

@@ -1,1 +1,1 @@
-BlossJ	@
+BlossJ	@

@@ -1,1 +1,1 @@
-BlossJ&A
+BlossJ&A

@@ -1,1 +1,1 @@
-Bb_scaleJ”=
+Bb_scaleJ”=

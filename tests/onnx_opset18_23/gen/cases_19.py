@@ -21,9 +21,9 @@ def cast_cases(ver, narrow_types):
         # wide -> narrow
         if is_f:
             x = np.concatenate([SPECIALS, rng("c%s" % tn).uniform(-8, 8, 8).astype(np.float32)])
-            if t == D.FLOAT4E2M1:  # no NaN/Inf in float4e2m1: Cast leaves them undefined
+            if t == D.FLOAT4E2M1:  # no NaN/Inf in float4e2m1
                 x = np.concatenate([x, np.array([0.25, 0.75, 1.25, 2.5, 5.0, 7.0], np.float32)])
-                x = x[np.isfinite(x)]
+                x = x[np.abs(x) <= 6]  # the spec gives no out-of-range rule for float4e2m1
             for sat in ((1, 0) if t in F8 else (None,)):
                 n = "cast_%d_float_to_%s%s" % (ver, tn, "" if sat is None else
                                                 ("_saturate" if sat else "_no_saturate"))

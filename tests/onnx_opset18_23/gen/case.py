@@ -7,7 +7,7 @@ version follows the opset (18: 8, 19-20: 9, 21-23: 10); ONNX pairs opset 23 with
 exporters write opset 23 with IR 10 and ONNX Runtime 1.30 accepts both.
 """
 import numpy as np
-from onnx import helper, TensorProto, ModelProto
+from onnx import helper, ModelProto
 
 import dtypes as D
 

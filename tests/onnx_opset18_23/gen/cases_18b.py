@@ -2,7 +2,7 @@
 import numpy as np
 
 import dtypes as D
-from mk import Case, rand, rng, f64, i64, tname
+from mk import Case, rand, f64, i64, tname
 
 REDUCE = {
     "ReduceL1": lambda x, ax, kd: np.sum(np.abs(x), axis=ax, keepdims=kd),
@@ -157,7 +157,7 @@ def scatter_elements_ref(data, idx, upd, axis, reduction):
 
 def scatter_nd_ref(data, idx, upd, reduction):
     out = data.copy()
-    k = idx.shape[-1]
+
     for pos in np.ndindex(*idx.shape[:-1]):
         tgt = tuple(int(v) for v in idx[pos])
         u = upd[pos]

@@ -4,7 +4,7 @@ import numpy as np
 from onnx import helper
 
 import dtypes as D
-from mk import Case, node, rand, rng, f64, i64, tname, passthrough
+from mk import Case, node, rand, rng, i64, tname, passthrough
 from case import vinfo
 
 F8 = [D.F8E4M3FN, D.F8E4M3FNUZ, D.F8E5M2, D.F8E5M2FNUZ]

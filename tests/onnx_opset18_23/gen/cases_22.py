@@ -1,11 +1,10 @@
 """Opset 22: bfloat16 added to the float operators. Each operator version gets a float case
 covering its attributes and a bfloat16 case (plus float16 where the op had none before)."""
-import math
 
 import numpy as np
 
 import dtypes as D
-from mk import Case, rand, rng, f64, i64, tname, unary, node
+from mk import Case, rand, rng, f64, i64, tname, unary
 from cases_18 import mish
 from cases_quant import deform_conv
 from cases_20 import grid_sample

@@ -2,7 +2,7 @@
 import numpy as np
 
 import dtypes as D
-from mk import Case, rand, rng, f64, i64, tname
+from mk import Case, rand, rng, f64
 from cases_18 import group_norm_ref
 
 F, BF, H = D.FLOAT, D.BFLOAT16, D.FLOAT16

@@ -2,7 +2,7 @@
 import numpy as np
 
 import dtypes as D
-from mk import Case, rand, rng, f64, i64, tname
+from mk import Case, rand, rng, f64, tname
 
 INT_RANGE = {D.UINT8: (0, 255), D.INT8: (-128, 127), D.UINT16: (0, 65535),
              D.INT16: (-32768, 32767), D.UINT4: (0, 15), D.INT4: (-8, 7)}

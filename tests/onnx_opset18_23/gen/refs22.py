@@ -182,7 +182,7 @@ def pool_ref(x, kind, kernel_shape, strides=None, pads=None, dilations=None, aut
         out.append(o)
     y = np.zeros(x.shape[:2] + tuple(out))
     for pos in np.ndindex(*out):
-        idx, inside, padded = [], True, 1
+        idx, padded = [], 1
         for i in range(nd):
             coords = [pos[i] * st[i] - pd[i] + k * dl[i] for k in range(kernel_shape[i])]
             idx.append([c for c in coords if 0 <= c < insz[i]])

@@ -1,4 +1,4 @@
-// vtensor-kbench: our CPU kernels next to oneDNN (the issue #6 bar) on the same shapes, in one
+// vtensor-kbench: our CPU kernels next to oneDNN on the same shapes, in one
 // run, single-threaded, with the ratio of each pair and each weight-streaming kernel's
 // effective bandwidth against a sequential-read floor measured over the same bytes.
 //

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 
 namespace vt::ocr {
 namespace {

@@ -15,7 +15,7 @@
 #include <optional>
 
 #include "ctc_greedy.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
 #include "tools/compare.h"
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the layout text parser (issue #3 item 6). Besides "never crash", checks the
+// libFuzzer target: the layout text parser. Besides "never crash", checks the
 // round-trip contract of docs/layout-text-format.md: parse(print(x)) == x and print is stable.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 // libFuzzer target: model parsing (stock ModelProto + extension fields 27-29) and the full
-// checker with --decode (issue #3 item 6). Invariants: never crash, and a parsed model
+// checker with --decode. Invariants: never crash, and a parsed model
 // re-serializes into bytes that parse again.
 #include <cstdint>
 

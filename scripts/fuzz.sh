@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs vtensor's libFuzzer targets (fuzz/*_fuzz.cc) for a given time each (issue #3 item 6).
+# Runs vtensor's libFuzzer targets (fuzz/*_fuzz.cc) for a given time each.
 # Builds them in build-fuzz/ with Debian's clang-14 (-fsanitize=fuzzer,address,undefined).
 # Seeds: fuzz/corpus/<target>/ (read-only); new inputs go to a temporary directory; crashes are
 # written to fuzz/artifacts/. Exit 1 when a target finds a crash.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// ONNX Runtime (onnxruntime-node) session-creation time for `vtensor bench-load` (issue #4):
+// ONNX Runtime (onnxruntime-node) session-creation time for `vtensor bench-load`:
 // creates an InferenceSession for MODEL REPS times (1 intra-op thread, 1 inter-op thread,
 // default graph optimizations, the CPU execution provider), releasing each, and prints the
 // best (minimum) creation time. A stock ONNX parser skips vtensor's compiled-tensor fields

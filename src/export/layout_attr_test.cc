@@ -1,4 +1,4 @@
-// Round trip of layouts through their MLIR attribute form (issue #5 "Must show": f32 panels,
+// Round trip of layouts through their MLIR attribute form (f32 panels,
 // int4 block-32 in kernel-feed order, Q4_K super-blocks among them), with and without
 // mlir-opt-16 re-printing the module in between.
 #include "vtensor/export/layout_attr.h"

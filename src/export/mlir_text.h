@@ -10,7 +10,7 @@
 #include "vtensor/base/status.h"
 #include "vtensor/layout/dtype.h"
 #include "vtensor/layout/layout.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt::mlir {
 

@@ -11,12 +11,12 @@
 #include <limits>
 
 #include "vtensor/base/file.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/format/tensor_proto.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/struct_decoder.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_text.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 

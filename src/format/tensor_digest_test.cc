@@ -10,8 +10,8 @@
 
 #include "vtensor/base/blake3.h"
 #include "vtensor/base/file.h"
-#include "vtensor/format/onnx_import.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/format/tensor_proto.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 namespace {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "vtensor/format/compiled_model.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/graph/tensor_meta.h"
 
 namespace vt {

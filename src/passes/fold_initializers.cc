@@ -1,4 +1,4 @@
-// fold-initializers: folds every initializer-only subgraph into initializers (DESIGN §3.3
+// fold-initializers: folds every initializer-only subgraph into initializers (docs/design.md §3.3
 // "constant handling"), reusing the runtime's evaluator (runtime/constant_folding.h), and
 // keeps the metadata of every value that survives. Constant nodes become initializers named
 // after their output, which is the canonical identity of a Constant node value.
@@ -7,7 +7,7 @@
 
 #include "vtensor/graph/tensor_meta.h"
 #include "vtensor/passes/pass.h"
-#include "vtensor/runtime/constant_folding.h"
+#include "vtensor/passes/constant_folding.h"
 
 namespace vt {
 

@@ -1,4 +1,4 @@
-// layout-assignment (seed 003 "LayoutAssignmentPass"; DESIGN §3.3): records on each f32
+// layout-assignment (docs/design.md §3.3): records on each f32
 // weight the physical layout the target's kernels prefer for it (target.h). A weight is an
 // initializer read as MatMul B, Gemm B or Conv W. Rules, in order:
 //  1. a weight that already has a layout (recorded at capture, or by an earlier pass such as

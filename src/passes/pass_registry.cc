@@ -10,9 +10,11 @@ PassRegistry& PassRegistry::Global() {
     reg->RegisterPass("fold-initializers", MakeFoldInitializersPass);
     reg->RegisterPass("transpose-elimination", MakeTransposeEliminationPass);
     reg->RegisterPass("layout-assignment", MakeLayoutAssignmentPass);
+    reg->RegisterPass("constant-folding", MakeConstantFoldingPass);
+    reg->RegisterPass("fuse-hardswish", MakeFuseHardSwishPass);
+    reg->RegisterPass("fuse-conv", MakeFuseConvPass);
     // Transpose elimination runs first: folding would turn Transpose(W) into a transposed
-    // copy, and layout assignment must see the strided views it creates (seed 003 ordering:
-    // layout assignment after transpose elimination, before fusion).
+    // copy, and layout assignment must see the strided views it creates.
     reg->RegisterPipeline("", {"transpose-elimination", "fold-initializers"});
     for (const TargetInfo& t : Targets())
       reg->RegisterPipeline(t.name,
@@ -70,18 +72,41 @@ std::vector<std::string> PassRegistry::PassNames() const {
   return out;
 }
 
-Status RunPasses(Model& model, std::string_view target, const RunPassesOptions& opts) {
-  VT_ASSIGN_OR_RETURN(auto pipeline, PassRegistry::Global().PipelineFor(target));
-  PassContext ctx;
-  if (!target.empty()) {
-    VT_ASSIGN_OR_RETURN(ctx.target, FindTarget(target));
-  }
+Expected<std::unique_ptr<Pass>> PassRegistry::Make(std::string_view name) const {
+  for (const auto& [pn, pf] : passes_)
+    if (pn == name) return pf();
+  return InvalidArgument("unknown pass '" + std::string(name) + "'");
+}
+
+namespace {
+Status RunPipeline(Model& model, std::vector<std::unique_ptr<Pass>>& pipeline,
+                   const PassContext& ctx, const RunPassesOptions& opts) {
   for (auto& pass : pipeline) {
     Status st = pass->Run(model, ctx);
     if (!st.ok()) return std::move(st).WithContext(std::string("pass ") + pass->name());
     if (opts.after_pass) opts.after_pass(pass->name(), model);
   }
   return Status::Ok();
+}
+}  // namespace
+
+Status RunPasses(Model& model, std::string_view target, const RunPassesOptions& opts) {
+  VT_ASSIGN_OR_RETURN(auto pipeline, PassRegistry::Global().PipelineFor(target));
+  PassContext ctx;
+  if (!target.empty()) {
+    VT_ASSIGN_OR_RETURN(ctx.target, FindTarget(target));
+  }
+  return RunPipeline(model, pipeline, ctx, opts);
+}
+
+Status RunNamedPasses(Model& model, const std::vector<std::string>& names,
+                      const RunPassesOptions& opts) {
+  std::vector<std::unique_ptr<Pass>> pipeline;
+  for (const std::string& n : names) {
+    VT_ASSIGN_OR_RETURN(auto pass, PassRegistry::Global().Make(n));
+    pipeline.push_back(std::move(pass));
+  }
+  return RunPipeline(model, pipeline, PassContext{}, opts);
 }
 
 }  // namespace vt

@@ -52,7 +52,8 @@ TEST(PassRegistryTest, AfterPassCallbackSeesEveryPassInOrder) {
 
 TEST(PassRegistryTest, RegisteredPassesAreListed) {
   auto names = PassRegistry::Global().PassNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"fold-initializers", "layout-assignment",
+  EXPECT_EQ(names, (std::vector<std::string>{"constant-folding", "fold-initializers",
+                                             "fuse-conv", "fuse-hardswish", "layout-assignment",
                                              "transpose-elimination"}));
 }
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "vtensor/graph/tensor_meta.h"
-#include "vtensor/runtime/session.h"
+#include "vtensor/exec/evaluate.h"
 
 namespace vt {
 
@@ -108,10 +108,7 @@ Expected<std::vector<Value>> Evaluate(const Node& n, const Graph& g, const Model
   eg.nodes.push_back(n);
   for (const auto& o : n.outputs)
     if (!o.empty()) eg.outputs.push_back({o, TensorSpec()});
-  SessionOptions so;
-  so.fold_constants = false;
-  VT_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(mm), so));
-  return session->Run(feeds);
+  return EvaluateModel(mm, feeds);
 }
 
 Expected<std::vector<Value>> EvaluateAny(const Node& n, const Graph& g, const Model& model) {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 
 namespace vt::testing {
 

@@ -1,4 +1,4 @@
-// transpose-elimination (seed 003: "transpose becomes a stride swap"): a Transpose of a
+// transpose-elimination ("transpose becomes a stride swap"): a Transpose of a
 // constant 2-D weight (an initializer or a Constant node's value) whose only consumers are
 // Gemm / MatMul nodes disappears. It runs before fold-initializers, which would otherwise
 // fold the Transpose into a transposed copy of the weight.

@@ -2,7 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt {

@@ -1,5 +1,5 @@
 // Every generated decoder (format/struct_decoder.h, format/planar_block_quant.h) run with
-// vtensor's runtime must equal the scalar unpackers bit for bit (issue #3 item 2).
+// vtensor's runtime must equal the scalar unpackers bit for bit.
 #include "vtensor/runtime/decoder_runner.h"
 
 #include <gtest/gtest.h>

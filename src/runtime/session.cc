@@ -2,34 +2,22 @@
 
 #include <omp.h>
 
-#include "graph_runner.h"
-#include "vtensor/runtime/constant_folding.h"
-#include "vtensor/runtime/fusion.h"
+#include "exec/graph_runner.h"
+#include "vtensor/passes/pass.h"
 #include "vtensor/format/compiled_model.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 
 namespace vt {
 
-Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& graph,
-                                                 const Model& model, WeightProvider* provider) {
-  if (node.opset <= 0)
-    return Unimplemented(node.Describe() + ": domain '" + node.domain +
-                         "' is not imported by the model (no opset_import entry)");
-  const KernelFactory* f = KernelRegistry::Global().Find(node.domain, node.op_type, node.opset);
-  if (f != nullptr) {
-    KernelInit init{node, graph, provider};
-    auto k = (*f)(init);
-    if (!k.ok()) {
-      Status st = k.take_status();
-      if (st.message().find(node.Describe()) == std::string::npos) st.WithContext(node.Describe());
-      return st;
-    }
-    return k;
-  }
-  auto fk = CreateFunctionKernel(node, model);
-  if (fk.ok()) return fk;
-  return fk.take_status();
+namespace {
+// The registered passes a session runs at creation (passes/pass.h), in order.
+std::vector<std::string> SessionPasses(const SessionOptions& opts) {
+  std::vector<std::string> names;
+  if (opts.fold_constants) names.push_back("constant-folding");
+  if (opts.fuse) names.insert(names.end(), {"fuse-hardswish", "fuse-conv"});
+  return names;
 }
+}  // namespace
 
 Session::~Session() = default;
 
@@ -48,14 +36,7 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->model_ = std::move(model);
   s->opts_ = opts;
   s->pool_ = std::make_unique<BufferPool>();
-  if (opts.fold_constants) {
-    FoldStats stats;
-    VT_RETURN_IF_ERROR(FoldConstants(*s->model_.graph, s->model_, FoldOptions{}, &stats));
-  }
-  if (opts.fuse) {
-    FuseHardSwish(*s->model_.graph);
-    FuseConv(*s->model_.graph);
-  }
+  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPasses(opts)));
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);

@@ -1,5 +1,5 @@
 // `vtensor check --decode` with the runtime's decoder runner injected, as cmd_check.cc does
-// (issue #3 item 4): the stored decoder functions run on the payloads and must reproduce the
+//: the stored decoder functions run on the payloads and must reproduce the
 // source initializer.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>

@@ -1,4 +1,4 @@
-// `vtensor bench-load MODEL [--reps N] [--ort DIR|none] [--json]` (issue #4 item 5): how long a
+// `vtensor bench-load MODEL [--reps N] [--ort DIR|none] [--json]`: how long a
 // session takes to become ready with and without the compiled-tensor cache, against two floors
 // measured in the same run, and against ONNX Runtime's session creation.
 //
@@ -43,9 +43,9 @@
 #include "tools/commands.h"
 #include "vtensor/base/file.h"
 #include "vtensor/format/compiled_model.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/tensor_digest.h"
-#include "vtensor/runtime/constant_folding.h"
+#include "vtensor/passes/constant_folding.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt::cli {

@@ -1,5 +1,5 @@
 // `vtensor check MODEL [--json] [--decode]`: libonnx checks plus every compiled-tensor rule of
-// DESIGN §4 (format/model_checker.h). --decode runs each type's stored decoder function with
+// docs/design.md §4 (format/model_checker.h). --decode runs each type's stored decoder function with
 // vtensor's runtime (runtime/decoder_runner.h) and compares with the source initializer.
 // Exit 0: no error; 1: errors; 2: model unreadable.
 #include <fmt/core.h>

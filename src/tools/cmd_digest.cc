@@ -1,11 +1,11 @@
 // `vtensor digest MODEL [--tensor NAME] [--algo blake3|sha256]`: one line "NAME ALGO HEX" per
-// graph initializer, the digest of its canonical stream (docs/digest.md; DESIGN §4).
+// graph initializer, the digest of its canonical stream (docs/digest.md; docs/design.md §4).
 #include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
 #include "tools/commands.h"
 #include "vtensor/base/blake3.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/tensor_digest.h"
 
 namespace vt::cli {

@@ -1,7 +1,7 @@
 // `vtensor export MODEL --format json|stablehlo [--target T] -o OUT [--params OUT.irpa]
 // [--param-scope S] [--externalize-above BYTES] [--per-type-layouts] [--input-shape N=DxD...]
 // [--input-value N=V,...]`
-// (issue #5 item 3). Load + capture, the target's passes, then one emitter. Everything is
+//. Load + capture, the target's passes, then one emitter. Everything is
 // built in memory first and written atomically, so a failed export leaves no file behind.
 #include <fmt/core.h>
 

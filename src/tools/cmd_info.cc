@@ -4,7 +4,7 @@
 #include <map>
 
 #include "tools/commands.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 
 namespace vt::cli {
 

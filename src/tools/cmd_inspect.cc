@@ -1,6 +1,6 @@
 // `vtensor inspect MODEL [--json]`: struct types, devices and compiled entries (source, device,
-// type, payload bytes and location, digest algorithm) with layouts in text form (issue #3
-// item 5; docs/layout-text-format.md).
+// type, payload bytes and location, digest algorithm) with layouts in text form
+// (docs/layout-text-format.md).
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// `vtensor passes MODEL [--target T] [--print-after-all]` (issue #5 item 2): runs the target's
+// `vtensor passes MODEL [--target T] [--print-after-all]`: runs the target's
 // pass pipeline and prints the graph with its layouts in text form (passes/graph_printer.h).
 #include <fmt/core.h>
 

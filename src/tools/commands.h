@@ -33,7 +33,7 @@ struct BenchArgs {
 };
 int BenchCommand(const BenchArgs& a);
 
-// Issue #3: digests, checker and inspector of models with compiled tensors.
+// Digests, checker and inspector of models with compiled tensors.
 struct DigestArgs {
   std::string model;
   std::string tensor;  // empty: every initializer
@@ -56,7 +56,7 @@ struct InspectArgs {
 };
 int InspectCommand(const InspectArgs& a);  // 0 ok, 2 unreadable
 
-// Issue #5: target passes and structural export.
+// Target passes and structural export.
 struct PassesArgs {
   std::string model;
   std::string target;  // empty: no target
@@ -78,7 +78,7 @@ struct ExportArgs {
 };
 int ExportCommand(const ExportArgs& a);  // 0 ok, 2 error (no output file written)
 
-// Issue #4: the compiled-tensor cache.
+// The compiled-tensor cache.
 struct CompileArgs {
   std::string model;
   std::string out;

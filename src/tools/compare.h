@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "vtensor/runtime/value.h"
+#include "vtensor/tensor/value.h"
 
 namespace vt {
 

@@ -13,7 +13,7 @@
 
 #include "vtensor/base/file.h"
 #include "vtensor/format/compiled_model.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/runtime/session.h"
 
@@ -115,7 +115,7 @@ std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
   return out;
 }
 
-// Names of the tensors a compiled entry may cache (DESIGN §4: the source resolves to an
+// Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
 // initializer): initializers and Constant-node values of every graph. Values the runtime
 // computes by constant folding are packed at load, not cached.
 std::set<std::string> SourceNames(const onnx::GraphProto& main) {

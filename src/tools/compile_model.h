@@ -1,6 +1,6 @@
-// `vtensor compile` (issue #4 item 2): writes a copy of a model that carries, for each device,
+// `vtensor compile`: writes a copy of a model that carries, for each device,
 // every constant weight in the form the runtime's resolver picks on that device, as compiled
-// tensors (ModelProto fields 27-29; DESIGN §4). The forms are captured from a real session
+// tensors (ModelProto fields 27-29; docs/design.md §4). The forms are captured from a real session
 // prepared for the device, so an entry is exactly what a session there would pack itself.
 //
 // Output: OUT (the model; the source model is never modified) and, with external payloads,
@@ -18,7 +18,7 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/format/tensor_digest.h"
-#include "vtensor/runtime/weight_form.h"
+#include "vtensor/forms/weight_form.h"
 
 namespace vt {
 

@@ -1,4 +1,4 @@
-// Issue #4 fault injection: a model compiled by CompileModel (MatMul, Gemm transB=1 and Conv
+// Fault injection: a model compiled by CompileModel (MatMul, Gemm transB=1 and Conv
 // f32 weights; external and inline payloads) loads with every entry HIT and computes outputs
 // bit-identical to the same model without the cache. Each fault (stale source, wrong device,
 // ABI bump, unknown type, format version bump, truncated / flipped / missing payload, device
@@ -526,7 +526,7 @@ TEST_F(CompiledCacheTest, CompactProfileHitEqualsMiss) {
   ExpectSameOutputs(exact);
 }
 
-// com.microsoft MatMulNBits (issue #4 "and MatMulNBits where present"): each plane (codes,
+// com.microsoft MatMulNBits: each plane (codes,
 // scales, zero points) is its own entry whose source digest covers only that initializer, so
 // a stale scales tensor misses alone while the codes and zero points of the same node still
 // hit; a flipped codes byte is a payload-digest miss; outputs are always bit-identical to a

@@ -1,5 +1,5 @@
 // vtensor-gen-transformer: writes a synthetic transformer-like ONNX model with seeded random
-// weights (issue #4 item 6, issue #5 item 3; the graph is described in
+// weights (the graph is described in
 // tools/synthetic_transformer.h).
 //
 // usage: vtensor-gen-transformer -o OUT.onnx [--hidden H] [--ffn F] [--heads A]

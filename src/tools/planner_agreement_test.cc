@@ -1,4 +1,4 @@
-// One planner (issue #5 item 3, issue #4 item 1): for every vtensor CPU target, the layout the
+// One planner: for every vtensor CPU target, the layout the
 // layout-assignment pass records for a weight (what exporters serialize) equals the layout of
 // the compiled entry `vtensor compile` writes for that device, which is the form a session on
 // that device packs. Checked on a model with every packed weight kind.

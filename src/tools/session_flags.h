@@ -1,5 +1,5 @@
 // CLI flags shared by the commands that create a session (run, bench, inspect --cache,
-// bench-load): compiled-tensor cache use and verification (issue #4 items 3-5).
+// bench-load): compiled-tensor cache use and verification.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Synthetic transformer-like ONNX models (issue #4 item 6, issue #5 item 3): a stack of
+// Synthetic transformer-like ONNX models: a stack of
 // llama-style pre-norm decoder blocks with seeded random f32 weights, for benchmarks at
 // realistic weight sizes (llama-7B shapes, ~1 GiB and beyond) and for the export/runtime tests.
 //

@@ -14,7 +14,7 @@
 
 #include "base/scoped_temp_dir_test_util.h"
 #include "vtensor/base/file.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt {

@@ -8,7 +8,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "vtensor/base/file.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 
 namespace vt {
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #4: on real models, a compiled model hits every entry and computes byte for byte what
+# On real models, a compiled model hits every entry and computes byte for byte what
 # the same model computes without its cache. For each profile (exact, compact):
 #   vtensor compile MODEL -o T/P.onnx --profile P          (external payload T/P.onnx.vtpack)
 #   vtensor inspect T/P.onnx --cache --profile P           -> every entry HIT (at least one)

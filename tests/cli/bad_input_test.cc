@@ -1,5 +1,5 @@
 // Malformed models and data given to the `vtensor` binary: each must end in exit code 2 with a
-// message naming the cause, never a crash (signal) or a hang (timeout). Issue #2, "Must show".
+// message naming the cause, never a crash (signal) or a hang (timeout). "Must show".
 #include <random>
 
 #include "cli_test_base.h"

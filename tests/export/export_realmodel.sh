@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #5: exports one cached real model as StableHLO (without a target, and with targets,
+# Exports one cached real model as StableHLO (without a target, and with targets,
 # external parameters and per-type layouts) and as JSON, and checks every .mlir parses with
 # `mlir-opt-16 --allow-unregistered-dialect` (skipped, exit 77, when mlir-opt-16 is missing).
 # Also checks that a failing export leaves no file behind.

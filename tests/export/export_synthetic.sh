@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #5 item 3: the synthetic transformer (vtensor-gen-transformer, RMS and layer norm, static
+# The synthetic transformer (vtensor-gen-transformer, RMS and layer norm, static
 # shapes and a symbolic seq dim bound with --input-shape) exports as StableHLO without a target
 # and with `--target x86_64-avx512 --params OUT.irpa`; every .mlir must parse with
 # `mlir-opt-16 --allow-unregistered-dialect` (exit 77, skipped, when mlir-opt-16 is missing).

@@ -1,4 +1,4 @@
-// Test-only reference interpreter for the StableHLO modules vtensor exports (issue #5): it
+// Test-only reference interpreter for the StableHLO modules vtensor exports: it
 // evaluates `func.func @main` op by op, in double precision rounded to each value's element
 // type, so the export's numbers can be checked against the runtime. It reads exactly the
 // subset the emitter writes (generic op form, export/stablehlo_*.cc) and external parameters
@@ -15,7 +15,7 @@
 
 #include "hlo_text.h"
 #include "vtensor/base/status.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt::testing {
 

@@ -1,4 +1,4 @@
-// Issue #5: the exported StableHLO computes the model. Each test exports a model, evaluates
+// The exported StableHLO computes the model. Each test exports a model, evaluates
 // the module with the reference interpreter (hlo_interpreter.h; external parameters read back
 // from the .irpa through their declared layouts) and compares with the vtensor runtime on the
 // same inputs. Real models come from the model cache (skipped when absent).
@@ -17,7 +17,7 @@
 #include "tools/synthetic_transformer.h"
 #include "vtensor/export/irpa_writer.h"
 #include "vtensor/export/stablehlo_export.h"
-#include "vtensor/format/onnx_import.h"
+#include "vtensor/graph/onnx_import.h"
 #include "vtensor/passes/capture.h"
 #include "vtensor/passes/pass.h"
 #include "vtensor/passes/static_shapes.h"
@@ -386,7 +386,7 @@ TEST(ExportNumericTest, IfWithARuntimeCondition) {
   }
 }
 
-// The synthetic transformer of vtensor-gen-transformer (issue #5 item 3): every op of a
+// The synthetic transformer of vtensor-gen-transformer: every op of a
 // decoder block (batched MatMul of 4-D operands, Transpose, Reshape with 0/-1, Softmax, Sigmoid,
 // RMS norm decomposed into ReduceMean/Sqrt/Div, LayerNormalization), exported with and without
 // target layouts and external parameters; the symbolic-seq variant with a bound input shape.

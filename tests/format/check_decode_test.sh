@@ -1,6 +1,6 @@
 #!/bin/bash
 # `vtensor check --decode` runs every stored decoder function with vtensor's runtime and
-# compares with the source initializer (issue #3 item 4): exit 0 for a good model, 1 when a
+# compares with the source initializer: exit 0 for a good model, 1 when a
 # payload byte is corrupted (lossless f32 panels inline; lossy q8_0 scale in the external file),
 # which each entry's payload digest also reports, with or without --decode.
 # usage: tests/format/check_decode_test.sh BUILD_DIR

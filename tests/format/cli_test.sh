@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end checks of `vtensor digest`, `vtensor check` and `vtensor inspect` (issue #3).
+# End-to-end checks of `vtensor digest`, `vtensor check` and `vtensor inspect`.
 # usage: tests/format/cli_test.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)

@@ -1,4 +1,4 @@
-// Writes a small model pair for the CLI and stock-runtime tests of issue #3:
+// Writes a small model pair for the CLI and stock-runtime tests of the compiled-tensor format:
 //   OUT/stock.onnx      Y[2,40] = MatMul(X[2,64], W[64,40])
 //   OUT/compiled.onnx   the same model plus compiled entries for W (f32 GEMM panels of 16,
 //                       q4_0 kernel-feed with an inline type, q8_0 in OUT/compiled.vtw)

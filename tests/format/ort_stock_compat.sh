@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue #3: a model with compiled tensors runs in stock ONNX Runtime (npm onnxruntime-node
+# A model with compiled tensors runs in stock ONNX Runtime (npm onnxruntime-node
 # 1.30.0, CPU binaries bundled in the package) with outputs identical to the model without them.
 # usage: tests/format/ort_stock_compat.sh BUILD_DIR
 set -euo pipefail

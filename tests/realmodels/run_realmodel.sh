@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One real-model test: runs a cached model on its checked-in inputs and compares with the
-# ONNX Runtime reference outputs at the tolerance of issue #2 (atol 2e-3, rtol 1e-3).
+# ONNX Runtime reference outputs at the real-model tolerance (atol 2e-3, rtol 1e-3).
 # usage: run_realmodel.sh VTENSOR_BIN CASE DATA_DIR
 set -euo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 VTENSOR_BIN CASE DATA_DIR" >&2; exit 2; }

@@ -1,4 +1,4 @@
-// BLAKE3 hash (the `blake3` digest algorithm of DESIGN §4; issue #3 item 3), our own
+// BLAKE3 hash (the `blake3` digest algorithm of docs/design.md §4), our own
 // implementation of the BLAKE3 specification (hash mode, 32-byte output).
 //
 // Three code paths produce identical bytes: portable C++, AVX2 (8 chunks in parallel) and

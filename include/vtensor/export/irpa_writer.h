@@ -1,6 +1,6 @@
-// IREE parameter archive (.irpa) writer, format version 0.0 (DESIGN §3.4; issue #5 item 3:
-// "IREE's v0 format: header, entry table, metadata segment, storage segment, 64-byte aligned
-// data"). Layout of the file this writer produces (all integers little-endian, offsets relative
+// IREE parameter archive (.irpa) writer, format version 0.0 (docs/design.md §3.4;
+// IREE's v0 format: header, entry table, metadata segment, storage segment, 64-byte aligned
+// data). Layout of the file this writer produces (all integers little-endian, offsets relative
 // to the header at file offset 0, no padding inside the records):
 //
 //   0    header (88 bytes): magic u32 0x41505249 ("IRPA"), version_major u16 = 0,

@@ -1,5 +1,4 @@
-// JSON emitter: a machine-readable dump of a graph and its layouts (DESIGN §3.4 "JSON";
-// issue #5 item 3 "JSON (--format json): nodes, values, shapes, layouts as typed values").
+// JSON emitter: a machine-readable dump of a graph and its layouts (docs/design.md §3.4).
 //
 // It reads the same TensorSpec metadata as every other emitter and plans nothing: run the
 // passes for the target first (passes/pass.h). Document shape (schema "vtensor.graph", version

@@ -1,4 +1,4 @@
-// Layouts in MLIR attribute syntax (issue #5 items 3 and 4): the writer used by the StableHLO
+// Layouts in MLIR attribute syntax: the writer used by the StableHLO
 // emitter and the reader that rebuilds Layout values from an exported module.
 //
 // One layout is a dictionary of typed values (export/layout_facts.h):

@@ -1,7 +1,6 @@
-// The typed facts every emitter writes for one layout (issue #5 item 3: "layouts as typed
+// The typed facts every emitter writes for one layout (layouts as typed
 // values (logical shape, physical levels with tile sizes and strides, encoding, block
-// elements, block bytes, scale placement, block order) — never a name string alone";
-// seed 003 "Structural serialization only").
+// elements, block bytes, scale placement, block order) — never a name string alone).
 //
 // JSON (export/json_export.h), the StableHLO module attribute `vt.tensor_layouts` and the
 // `#vt.layout<...>` type encoding (export/stablehlo_export.h) all serialize exactly these

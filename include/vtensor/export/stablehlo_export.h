@@ -1,4 +1,4 @@
-// StableHLO emitter (DESIGN §3.4; issue #5 item 3; seed 003 data flows 5-6).
+// StableHLO emitter (docs/design.md §3.4).
 //
 // Writes MLIR text in generic op form: one `func.func @main` whose arguments are the graph's
 // inputs and whose results are its outputs, computing the model with stablehlo ops (chlo.erf

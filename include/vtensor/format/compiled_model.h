@@ -1,5 +1,5 @@
-// Reading and writing models that carry compiled tensors (seed 000; DESIGN §4; issue #3
-// item 2). The extension messages are in src/format/vtensor_ext.proto (ModelProto fields 27
+// Reading and writing models that carry compiled tensors (docs/design.md §4,
+// docs/compiled-tensors.md). The extension messages are in src/format/vtensor_ext.proto (ModelProto fields 27
 // struct_types, 28 devices, 29 compiled_tensors; numbers defined only there).
 //
 // A model is parsed as a stock onnx::ModelProto; the unknown fields 27-29 are moved out of it

@@ -1,6 +1,6 @@
-// Checker for models with compiled tensors (DESIGN §4 "Checker errors"; seed 000 "Validation";
-// issue #3 item 4). Structural rules need no hardware knowledge; a stale digest or an unknown
-// digest algorithm is only a cache miss at load time, so it is a warning here.
+// Checker for models with compiled tensors (docs/design.md §4).
+// Structural rules need no hardware knowledge; a stale digest or an unknown digest algorithm
+// is only a cache miss at load time, so it is a warning here.
 //
 // Rules (Finding::rule):
 //   onnx                      libonnx checker error (error)
@@ -45,7 +45,7 @@
 #include <vector>
 
 #include "vtensor/format/compiled_model.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 

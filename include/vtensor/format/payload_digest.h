@@ -1,5 +1,5 @@
-// Payload digest of a compiled tensor (issue #4 item 2: "each entry carries a digest of its own
-// payload in metadata_props"). Stored in CompiledTensorProto.metadata_props under the key
+// Payload digest of a compiled tensor (each entry carries a digest of its own
+// payload in metadata_props). Stored in CompiledTensorProto.metadata_props under the key
 // kPayloadDigestKey as "ALGO:HEX" (lower-case hex of the raw digest):
 //
 //   xxh3-128  XXH3 128-bit (xxHash 0.8, seed 0) of the payload bytes; HEX = high 64 bits then

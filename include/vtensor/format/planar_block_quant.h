@@ -1,4 +1,4 @@
-// Planar block-quantized int4 weights (issue #3 item 2): the physical form of ONNX blocked
+// Planar block-quantized int4 weights: the physical form of ONNX blocked
 // DequantizeLinear (opset 21, axis 1, block_size B) and com.microsoft MatMulNBits (bits 4),
 // as one struct type with separate planes instead of interleaved blocks (compare the q4zp32
 // encoding, layout/encoding.h):

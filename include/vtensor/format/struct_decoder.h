@@ -1,6 +1,4 @@
-// Portable decoders of struct types (seed 000 "Its optional decoder describes portable
-// interpretation for inspectable formats"; issue #3 item 2; docs/compiled-tensors.md
-// "Decoders").
+// Portable decoders of struct types (docs/compiled-tensors.md, "Decoders").
 //
 // Decoder contract. StructTypeProto.decoder holds a serialized onnx.FunctionProto in domain
 // kDecoderDomain with exactly one formal input per field of the type, in field order, and one
@@ -22,7 +20,7 @@
 #include "vtensor/base/status.h"
 #include "vtensor/format/vtensor_ext.pb.h"
 #include "vtensor/layout/layout.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 

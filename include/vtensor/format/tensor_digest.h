@@ -1,5 +1,5 @@
-// Digest of an initializer's canonical content (DESIGN §4 "Digest"; seed 000 source_digest;
-// issue #3 item 3). The exact byte stream hashed and its test vectors are in docs/digest.md:
+// Digest of an initializer's canonical content (docs/design.md §4, source_digest).
+// The exact byte stream hashed and its test vectors are in docs/digest.md:
 //
 //   u64le data_type | u64le rank | rank x u64le dim | payload
 //

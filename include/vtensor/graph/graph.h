@@ -1,4 +1,4 @@
-// Graph IR: nodes, values with TensorSpecs, initializers and nested subgraphs (DESIGN §3.2).
+// Graph IR: nodes, values with TensorSpecs, initializers and nested subgraphs (docs/design.md §3.2).
 // Built by the ONNX importer (format/onnx_import.h); consumed by passes and the runtime.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/graph/type_info.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 

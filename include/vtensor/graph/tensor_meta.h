@@ -1,5 +1,4 @@
-// Typed accessors for the layout-related metadata of a TensorSpec (DESIGN §3.1-3.2; issue #5
-// item 1; seed 003 data flow 2 "the layout key").
+// Typed accessors for the layout-related metadata of a TensorSpec (docs/design.md §3.1-3.2).
 //
 // Every value is stored in TensorSpec's metadata map under a documented key, as a stable
 // string or integer, so any pass that copies a TensorSpec keeps it and any emitter that

@@ -1,5 +1,5 @@
 // TypeInfo and TensorSpec: the static type of a graph value (ONNX TypeProto subset) plus a
-// metadata map with typed accessors (DESIGN §3.2: every pass preserves metadata).
+// metadata map with typed accessors (docs/design.md §3.2: every pass preserves metadata).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Encoding: what an element or a block of elements means in physical memory (DESIGN §2,
-// "Encoding"; issue #3 item 1).
+// Encoding: what an element or a block of elements means in physical memory (docs/design.md §2,
+// "Encoding").
 //
 // Scalar encodings store one element per unit (f32, f16, bf16, i8, u8). Sub-byte encodings store
 // two elements per byte, element 2k in the low nibble (i4/u4, as ONNX INT4/UINT4 raw_data does).

@@ -1,5 +1,4 @@
-// Layout: where logical element (i0..in-1) of a tensor lives in its storage (DESIGN §2;
-// issue #3 item 1; seed 003 "one vocabulary").
+// Layout: where logical element (i0..in-1) of a tensor lives in its storage (docs/design.md §2).
 //
 // The logical shape is never reordered. Two physical forms share this one value type:
 //
@@ -65,7 +64,7 @@ struct LayoutSpec {
   int64_t offset = 0;
 };
 
-// Order of the blocks of a blocked dim relative to the other dims (seed 003 BlockOrder).
+// Order of the blocks of a blocked dim relative to the other dims.
 // kRowMajor: blocks are stored in the logical row-major order of the tensor (how ONNX and GGUF
 // store weights). kInputBlockMajor: the blocked ("input", reduction) dim's outer blocks are the
 // outermost physical level, so a kernel streaming one input block reads every output row's

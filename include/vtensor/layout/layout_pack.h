@@ -1,4 +1,4 @@
-// Moving logical values into and out of a layout's physical bytes (DESIGN §5: every packed form
+// Moving logical values into and out of a layout's physical bytes (docs/design.md §5: every packed form
 // round-trips, unpack(pack(x)) == x bit-exact for lossless encodings). Reference
 // implementations: one pass over the logical elements through Layout::ElementIndex, then the
 // encoding's traits over the physical element space. Kernels' fast packers are checked against

@@ -1,5 +1,5 @@
-// Named constructors for the packed layouts the project builds (DESIGN §1 examples; issue #3
-// item 1). Each returns a canonical Layout from Layout::Make; errors are Make's (InvalidArgument).
+// Named constructors for the packed layouts the project builds (docs/design.md §1
+// examples). Each returns a canonical Layout from Layout::Make; errors are Make's (InvalidArgument).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The versioned text form of a Layout, `vt.layout.v1<...>` (DESIGN §2; issue #3 item 1).
+// The versioned text form of a Layout, `vt.layout.v1<...>` (docs/design.md §2).
 // Grammar and examples: docs/layout-text-format.md.
 //
 // Canonical text omits every default (contiguous strides, zero offset, unspecified encoding,

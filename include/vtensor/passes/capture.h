@@ -1,5 +1,5 @@
-// Capture of layout facts on a loaded model (DESIGN §3.1; issue #5 item 1; seed 003 data flow
-// 1 "tape -> graph: identity and physical facts").
+// Capture of layout facts on a loaded model (docs/design.md §3.1: the
+// importer's identity and physical facts, completed here).
 //
 // The importer (format/onnx_import.h) records each initializer's identity. These functions
 // complete the capture with what the compile pipeline needs, through the typed accessors of
@@ -7,11 +7,11 @@
 //  * CaptureTensorMeta: the stored encoding of every initializer, and its physical layout
 //    when the live tensor is not dense row-major (origin "capture"); views of another
 //    initializer's storage record vt.alias_of.
-//  * AttachCompiledEntries: every compiled entry of the file (seed 000 field 29) is attached
+//  * AttachCompiledEntries: every compiled entry of the file is attached
 //    to its source initializer as vt.compiled.<architecture> = its layout (the first entry in
 //    file order when an architecture has several). Entries that do not
 //    resolve (unknown source, bad device or type index, malformed layout) are skipped: invalid
-//    compiled data never makes a valid model unusable (DESIGN §4).
+//    compiled data never makes a valid model unusable (docs/design.md §4).
 #pragma once
 
 #include <string>

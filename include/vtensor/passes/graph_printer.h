@@ -1,5 +1,5 @@
-// Text dump of a Model with its value metadata (issue #5 item 2: `vtensor passes MODEL
-// --target T [--print-after-all]` "prints the graph with layouts in text form").
+// Text dump of a Model with its value metadata (`vtensor passes MODEL
+// --target T [--print-after-all]` prints the graph with layouts in text form).
 //
 // One line per graph input, initializer, node and graph output, nested subgraphs indented
 // under their node. Every metadata entry of a value (graph/tensor_meta.h) is printed as

@@ -1,5 +1,5 @@
-// The layout plan of a model after its target's passes (issue #5 item 3: "The ONNX
-// compiled-tensor output of `vtensor compile` reads this same metadata: one planner"): every
+// The layout plan of a model after its target's passes (the ONNX
+// compiled-tensor output of `vtensor compile` reads this same metadata: one planner): every
 // initializer that has a layout in its TensorSpec metadata, in a deterministic order. Emitters
 // and `vtensor compile` read this list; none of them decides layouts.
 #pragma once

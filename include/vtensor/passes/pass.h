@@ -1,5 +1,4 @@
-// Graph passes and the per-target pass registry (DESIGN §3.3; issue #5 item 2; seed 003
-// "TargetOptimizers.registerDagPasses" and "LayoutAssignmentPass").
+// Graph passes and the per-target pass registry (docs/design.md §3.3).
 //
 // A pass rewrites a Model in place and keeps every TensorSpec's metadata (identity, encoding,
 // layout, aliasing: graph/tensor_meta.h) on the values it keeps. Passes decide layout
@@ -9,6 +8,8 @@
 // Pipelines (PassRegistry::PipelineFor):
 //   no target:  transpose-elimination (flag absorption only), fold-initializers
 //   any target: transpose-elimination, fold-initializers, layout-assignment
+// A Session runs its own list by name (RunNamedPasses): constant-folding, then the fusions
+// (fuse-hardswish, fuse-conv), each switched by SessionOptions.
 #pragma once
 
 #include <functional>
@@ -53,6 +54,8 @@ class PassRegistry {
   Expected<std::vector<std::unique_ptr<Pass>>> PipelineFor(std::string_view target) const;
   // Names of the registered passes, sorted.
   std::vector<std::string> PassNames() const;
+  // A new instance of the pass registered as `name`. Errors: InvalidArgument when unknown.
+  Expected<std::unique_ptr<Pass>> Make(std::string_view name) const;
 
  private:
   std::vector<std::pair<std::string, PassFactory>> passes_;
@@ -68,9 +71,17 @@ struct RunPassesOptions {
 // failing pass's error prefixed with "pass <name>".
 Status RunPasses(Model& model, std::string_view target, const RunPassesOptions& opts = {});
 
+// Runs the registered passes `names` in order, with no target. Errors: InvalidArgument for an
+// unknown name, or the first failing pass's error prefixed with "pass <name>".
+Status RunNamedPasses(Model& model, const std::vector<std::string>& names,
+                      const RunPassesOptions& opts = {});
+
 // Built-in passes (see each file for what it does and its errors).
 std::unique_ptr<Pass> MakeFoldInitializersPass();
 std::unique_ptr<Pass> MakeTransposeEliminationPass();
 std::unique_ptr<Pass> MakeLayoutAssignmentPass();
+std::unique_ptr<Pass> MakeConstantFoldingPass();  // passes/constant_folding.h
+std::unique_ptr<Pass> MakeFuseHardSwishPass();    // passes/fusion.h
+std::unique_ptr<Pass> MakeFuseConvPass();         // passes/fusion.h
 
 }  // namespace vt

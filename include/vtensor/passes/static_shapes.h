@@ -1,4 +1,4 @@
-// Static shape specialization (issue #5 item 3: the StableHLO emitter needs a static type on
+// Static shape specialization (the StableHLO emitter needs a static type on
 // every value; ONNX models often have symbolic batch or image dims).
 //
 // Binds every graph input to a static shape (given, or fully known in the model), then walks

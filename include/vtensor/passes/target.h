@@ -1,5 +1,5 @@
-// Compile targets and their weight-layout preferences (DESIGN §3.3; issue #5 item 2; seed 003
-// "the decision pass ... registered per target").
+// Compile targets and their weight-layout preferences (docs/design.md §3.3:
+// the layout decision is a pass registered per target).
 //
 // A target names a consumer of the compiled graph and says which physical layout each kind
 // of weight should have for that consumer's kernels. Preferences come from the kernel tables
@@ -22,7 +22,7 @@
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/layout/layout.h"
-#include "vtensor/runtime/weight_form.h"
+#include "vtensor/forms/weight_form.h"
 
 namespace vt {
 

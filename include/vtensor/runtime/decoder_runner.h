@@ -1,5 +1,5 @@
-// Runs a struct type's portable decoder with vtensor's own runtime (issue #3 item 4:
-// `vtensor check --decode` executes the stored decoder instead of vtensor's unpacker).
+// Runs a struct type's portable decoder with vtensor's own runtime (`vtensor check
+// --decode` executes the stored decoder instead of vtensor's unpacker).
 // The checker (format layer) cannot link the runtime; the tools layer injects this function
 // as CheckOptions::run_decoder.
 #pragma once
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "vtensor/base/status.h"
-#include "vtensor/runtime/tensor.h"
+#include "vtensor/tensor/tensor.h"
 
 namespace vt {
 

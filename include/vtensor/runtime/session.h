@@ -1,4 +1,4 @@
-// Session: the runtime's final binding (DESIGN §3.5). Loads a model, prepares one kernel per
+// Session: the runtime's final binding (docs/design.md §3.5). Loads a model, prepares one kernel per
 // node (prepacking weights), then executes the graph in topological order with intermediate
 // buffers released after their last use and recycled through a buffer pool.
 #pragma once
@@ -10,9 +10,9 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
-#include "vtensor/runtime/value.h"
-#include "vtensor/runtime/weight_cache.h"
-#include "vtensor/runtime/weight_provider.h"
+#include "vtensor/tensor/value.h"
+#include "vtensor/forms/weight_cache.h"
+#include "vtensor/forms/weight_provider.h"
 
 namespace vtensor {
 class ModelExtension;
@@ -26,7 +26,7 @@ struct SessionOptions {
   bool fold_constants = true;
   // Apply graph fusions (runtime/fusion.h); they need folded constants to match.
   bool fuse = true;
-  // Kernel architecture of packed weights (issue #4): the host's best ISA by default. Compiled
+  // Kernel architecture of packed weights: the host's best ISA by default. Compiled
   // entries hit only for this architecture.
   IsaLevel isa = HostIsa();
   // Which weight forms are allowed: exact (lossless, default) or compact (requantized).

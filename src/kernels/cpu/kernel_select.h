@@ -1,5 +1,5 @@
-// Run-time dispatch shared by every kernel family (issue #6: "one table per family drives
-// dispatch, tests and benchmarks; ISA chosen once at run time from CPU features").
+// Run-time dispatch shared by every kernel family (one table per family drives
+// dispatch, tests and benchmarks; the ISA is chosen once at run time from CPU features).
 //
 // The feature checks match the flags CMakeLists.txt compiles each ISA-specific file with, so a
 // row is only called where all the instructions its file may contain exist. libgcc's detection

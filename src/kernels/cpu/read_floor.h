@@ -1,5 +1,5 @@
-// The sequential-read bandwidth floor the decode benchmarks compare against (issue #6 item 4:
-// "a STREAM-like read of the same bytes as the bandwidth floor"): 64-bit sums in four zmm over
+// The sequential-read bandwidth floor the decode benchmarks compare against (a
+// STREAM-like read of the same bytes): 64-bit sums in four zmm over
 // aligned 64-byte loads with prefetcht0 2 KiB ahead, as the decode kernels prefetch, so the
 // floor is the best a lone core reads. Header-only, for benchmark binaries (vtensor-kbench,
 // vt_q4_gemm_bench); call only where __builtin_cpu_supports("avx512f").

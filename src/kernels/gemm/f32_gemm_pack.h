@@ -69,7 +69,7 @@ void PackF32GemmKmToPanelsMr(size_t mr, size_t M, size_t K, const float* a, size
 // (A side); `extent` the logical panel-dimension length; `k` the reduction length. The panels
 // are either owned (`data`, filled by the Make* packers) or borrowed: `borrowed` points at
 // F32PanelsSize(width, k, extent) floats in the same layout (a memory-mapped compiled-tensor
-// payload, issue #4), kept alive by `keep_alive`, never written.
+// payload), kept alive by `keep_alive`, never written.
 struct F32Panels {
   size_t width = 0;
   size_t k = 0;

@@ -1,4 +1,4 @@
-// Decode GEMM over MatMulNBits (bits = 4) kernel-feed panels (issue #4 item 1, issue #6 item 1):
+// Decode GEMM over MatMulNBits (bits = 4) kernel-feed panels:
 //
 //   Y[M, N] = X[M, K] * W^T + bias[N],   W(n, k) = (u(n, k) - zp(n, k / bs)) * scale(n, k / bs)
 //

@@ -1,6 +1,6 @@
 // The MatMulNBits (bits = 4) GEMM kernel table: one row per microkernel (nbits_ukernel.h). The
 // same rows drive run-time dispatch, the unit tests (every row against the reference twin) and
-// the benchmark (issue #6 item 1). Every row reads the same panels (kNBitsRows high), so a
+// the benchmark. Every row reads the same panels (kNBitsRows high), so a
 // weight packed once runs on any row.
 #pragma once
 

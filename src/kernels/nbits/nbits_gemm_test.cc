@@ -1,5 +1,5 @@
 // Every row of the MatMulNBits kernel table against the logical definition and the reference
-// twin, on odd sizes, every zero-point kind and several block sizes (issue #6 item 1).
+// twin, on odd sizes, every zero-point kind and several block sizes.
 #include <gtest/gtest.h>
 
 #include <cmath>

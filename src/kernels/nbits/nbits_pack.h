@@ -1,4 +1,4 @@
-// Packing MatMulNBits planes into kernel-feed panels (issue #4 item 1; nbits_ukernel.h).
+// Packing MatMulNBits planes into kernel-feed panels (nbits_ukernel.h).
 //
 // Every plane of a MatMulNBits weight is a row-major matrix of `n` rows (output channels) and
 // `cols` units of `unit_bytes` bytes each:

@@ -1,5 +1,5 @@
 // MatMulNBits (com.microsoft, bits = 4) GEMM microkernels over planar kernel-feed panels
-// (issue #4 item 1 "MatMulNBits where present"; issue #6 item 1 int4 decode family).
+// (the int4 decode family).
 //
 // Weights. The logical weight is W[N, K] (N output channels, K the reduction), stored by
 // MatMulNBits as three planes: 4-bit codes B[N, kb, bs/2] (kb = ceil(K / bs) blocks of bs

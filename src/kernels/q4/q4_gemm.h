@@ -1,5 +1,5 @@
-// Decode GEMM with int4 block-quantized weights (issue #6 items 1-2; DESIGN §2 "Encoding":
-// q4_0, q4_k):
+// Decode GEMM with int4 block-quantized weights (docs/design.md §2
+// "Encoding": q4_0, q4_k):
 //
 //   Y[M, N] = X[M, K] * W^T + bias[N]
 //

@@ -1,4 +1,4 @@
-// Decode GEMM with int4 weights (issue #6 items 1-2): weight bytes read per second for every
+// Decode GEMM with int4 weights: weight bytes read per second for every
 // supported q4_0 / q4_k table row at M = 1, 4 and 8, next to a sequential read of the same
 // bytes (the bandwidth floor) measured in the same run. Each iteration uses the next of
 // kCopies distinct weight matrices (about 600 MiB in all, more than the L3 cache) so that the

@@ -1,6 +1,6 @@
 // The q4_0 and q4_k GEMM kernel tables: one row per microkernel (q4_ukernel.h). The same rows
 // drive run-time dispatch, the unit tests (every row against the reference twin) and the
-// benchmark (issue #6 items 1-2).
+// benchmark.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,5 @@
-// Quantizing f32 weights to q4_0 / q4_k and packing them into kernel-feed panels (issue #6
-// item 1-2; issue #4 item 1 "int4 blocks of 32 whose scales are chosen by an error-minimising
-// search"; DESIGN §2 "Encoding", encodings in include/vtensor/layout/encoding.h).
+// Quantizing f32 weights to q4_0 / q4_k and packing them into kernel-feed panels
+// (docs/design.md §2; encodings in include/vtensor/layout/encoding.h).
 //
 // Packed form: the bytes of vt::BlockQuantizedWeight(N, K, enc, BlockOrder::kInputBlockMajor,
 // rows): N padded up to a multiple of `rows`, K up to whole blocks (32 for q4_0, 256 for q4_k)

@@ -1,4 +1,4 @@
-// Block-quantized int4 weight x f32 activation GEMM microkernels (issue #6 items 1-2; DESIGN §2
+// Block-quantized int4 weight x f32 activation GEMM microkernels (docs/design.md §2
 // "Encoding": q4_0 and q4_k in include/vtensor/layout/encoding.h).
 //
 // Contract shared by every `gemm_<weight>_f32_<MR>x<ROWS>_<isa>` kernel (XNNPACK-style: pointers

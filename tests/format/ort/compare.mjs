@@ -1,4 +1,4 @@
-// Stock compatibility (issue #3 "Must show"): a model with compiled tensors (ModelProto fields
+// Stock compatibility (a model with compiled tensors (ModelProto fields
 // 27-29) loads in stock ONNX Runtime and gives outputs bit-identical to the same model without
 // them. usage: node compare.mjs DIR   (DIR from vtensor-make-compiled-model)
 import * as ort from 'onnxruntime-node';

@@ -1,0 +1,136 @@
+// Kernel interface and registry: how an ONNX node becomes executable code.
+//
+// A kernel is created once per node at session creation (it may read attributes and
+// constant initializers, and prepack weights), then Compute() runs it for every inference.
+// Kernels are registered per (domain, op_type, opset range). Nodes without a registered
+// kernel but with an ONNX function body (schema function) are expanded at run time.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vtensor/base/status.h"
+#include "vtensor/graph/graph.h"
+#include "vtensor/tensor/value.h"
+
+namespace vt {
+
+class GraphRunner;  // internal: executes one graph
+
+class KernelContext {
+ public:
+  KernelContext(const Node& node, std::vector<const Value*> inputs, std::vector<Value>* outputs,
+                GraphRunner* runner, int threads)
+      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), runner_(runner),
+        threads_(threads) {}
+
+  const Node& node() const { return node_; }
+  int64_t opset() const { return node_.opset; }
+  size_t num_inputs() const { return inputs_.size(); }
+  // True when input i is given (non-empty name). An empty optional (kind kNone) counts as
+  // given; only optional-typed ops see such values.
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  // Value of input i; null when absent (missing or empty name).
+  const Value* input_value(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // Tensor of input i. Precondition: has_input(i) and it is a tensor (see RequireTensor).
+  const Tensor& input(size_t i) const { return inputs_[i]->tensor(); }
+  // Tensor input i or an InvalidArgument naming the node when absent / not a tensor.
+  Expected<Tensor> RequireTensor(size_t i) const;
+
+  size_t num_outputs() const { return outputs_->size(); }
+  // True when output i is consumed or a graph output (name non-empty).
+  bool output_requested(size_t i) const {
+    return i < node_.outputs.size() && !node_.outputs[i].empty();
+  }
+  void SetOutput(size_t i, Value v) {
+    if (i < outputs_->size()) (*outputs_)[i] = std::move(v);
+  }
+  // Allocates a contiguous output with uninitialised contents (possibly a reused buffer)
+  // and installs it as output i.
+  Tensor AllocOutput(size_t i, DType dtype, const Shape& shape);
+
+  int threads() const { return threads_; }
+  // Hands the input pointer buffer back to the executor for reuse (no allocation per node).
+  std::vector<const Value*> TakeInputs() { return std::move(inputs_); }
+
+  // Runs `graph` (a subgraph attribute of this node) with positional inputs; outer-scope
+  // names resolve to the values visible at this node. Returns the graph outputs in order.
+  Expected<std::vector<Value>> RunSubgraph(const Graph& graph, const std::vector<Value>& inputs);
+
+  // InvalidArgument prefixed with the node description.
+  Status Error(const std::string& msg) const { return InvalidArgument(node_.Describe() + ": " + msg); }
+  Status Unsupported(const std::string& msg) const {
+    return Unimplemented(node_.Describe() + ": " + msg);
+  }
+
+ private:
+  const Node& node_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value>* outputs_;
+  GraphRunner* runner_;
+  int threads_;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual Status Compute(KernelContext& ctx) = 0;
+};
+
+// What a kernel factory may inspect when its node is prepared.
+class WeightProvider;  // runtime/weight_provider.h
+
+struct KernelInit {
+  const Node& node;
+  const Graph& graph;  // to look up constant initializers (graph.initializers)
+  // Packs (or takes from the compiled-tensor cache) constant weights; null outside a session
+  // (then weights() is the default provider: host ISA, exact profile, no cache).
+  WeightProvider* provider = nullptr;
+  // Initializer visible from this node (own graph or enclosing ones), or null.
+  const Tensor* FindInitializer(const std::string& name) const;
+  WeightProvider& weights() const;
+};
+
+using KernelFactory = std::function<Expected<std::unique_ptr<OpKernel>>(const KernelInit&)>;
+using ComputeFn = Status (*)(KernelContext&);
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Global();
+
+  // Registers a factory for opsets [min_opset, max_opset] of (domain, op_type).
+  void Register(const std::string& domain, const std::string& op_type, int min_opset,
+                int max_opset, KernelFactory factory);
+  // Stateless kernel from a plain function.
+  void RegisterFn(const std::string& domain, const std::string& op_type, int min_opset,
+                  int max_opset, ComputeFn fn);
+  const KernelFactory* Find(const std::string& domain, const std::string& op_type,
+                            int64_t opset) const;
+  // All registered (domain, op_type) pairs, for `vtensor info` and docs.
+  std::vector<std::pair<std::string, std::string>> List() const;
+
+ private:
+  struct Entry {
+    int min_opset, max_opset;
+    KernelFactory factory;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Entry>> entries_;
+};
+
+// Static registration helper: `VT_REGISTER_OP("", "Relu", 6, kMaxOpset, ReluCompute);`
+constexpr int kMaxOpset = 1000;
+struct OpRegistrar {
+  OpRegistrar(const char* domain, const char* op, int min_opset, int max_opset, ComputeFn fn) {
+    KernelRegistry::Global().RegisterFn(domain, op, min_opset, max_opset, fn);
+  }
+  OpRegistrar(const char* domain, const char* op, int min_opset, int max_opset, KernelFactory f) {
+    KernelRegistry::Global().Register(domain, op, min_opset, max_opset, std::move(f));
+  }
+};
+#define VT_REGISTER_OP(domain, op, min_opset, max_opset, fn) \
+  static ::vt::OpRegistrar VT_CONCAT(_vt_reg_, __COUNTER__)(domain, op, min_opset, max_opset, fn)
+
+}  // namespace vt

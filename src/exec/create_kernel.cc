@@ -1,0 +1,26 @@
+#include "exec/graph_runner.h"
+
+namespace vt {
+
+Expected<std::unique_ptr<OpKernel>> CreateKernel(const Node& node, const Graph& graph,
+                                                 const Model& model, WeightProvider* provider) {
+  if (node.opset <= 0)
+    return Unimplemented(node.Describe() + ": domain '" + node.domain +
+                         "' is not imported by the model (no opset_import entry)");
+  const KernelFactory* f = KernelRegistry::Global().Find(node.domain, node.op_type, node.opset);
+  if (f != nullptr) {
+    KernelInit init{node, graph, provider};
+    auto k = (*f)(init);
+    if (!k.ok()) {
+      Status st = k.take_status();
+      if (st.message().find(node.Describe()) == std::string::npos) st.WithContext(node.Describe());
+      return st;
+    }
+    return k;
+  }
+  auto fk = CreateFunctionKernel(node, model);
+  if (fk.ok()) return fk;
+  return fk.take_status();
+}
+
+}  // namespace vt

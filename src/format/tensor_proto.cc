@@ -1,0 +1,230 @@
+#include "vtensor/format/tensor_proto.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <limits>
+
+namespace vt {
+
+namespace {
+
+template <typename Src, typename Dst>
+void CopyField(const google::protobuf::RepeatedField<Src>& f, Dst* out) {
+  for (int i = 0; i < f.size(); ++i) out[i] = static_cast<Dst>(f.Get(i));
+}
+
+bool PathEscapes(const std::string& loc) {
+  if (loc.empty() || loc[0] == '/') return true;
+  size_t start = 0;
+  while (start <= loc.size()) {
+    size_t end = loc.find('/', start);
+    if (end == std::string::npos) end = loc.size();
+    if (loc.compare(start, end - start, "..") == 0 && end - start == 2) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string TensorLabel(const onnx::TensorProto& tp) { return "tensor '" + tp.name() + "'"; }
+
+Expected<std::shared_ptr<MappedFile>> ExternalDataResolver::Map(const std::string& location) {
+  if (PathEscapes(location))
+    return InvalidArgument("external data location '" + location +
+                           "' must be a relative path inside the model directory");
+  auto it = files_.find(location);
+  if (it != files_.end()) return it->second;
+  VT_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(JoinPath(base_dir_, location)));
+  files_[location] = mf;
+  return mf;
+}
+
+Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContext& ctx) {
+  const std::string where = ctx.file + ": " + TensorLabel(tp);
+  if (!IsKnownDType(tp.data_type()))
+    return InvalidArgument(where + ": field data_type: unsupported element type " +
+                           std::to_string(tp.data_type()));
+  const DType dt = static_cast<DType>(tp.data_type());
+  Shape shape;
+  int64_t n = 1;
+  for (int i = 0; i < tp.dims_size(); ++i) {
+    int64_t d = tp.dims(i);
+    if (d < 0) return InvalidArgument(where + ": field dims: negative dim " + std::to_string(d));
+    if (d != 0 && n > kMaxTensorElements / d)
+      return InvalidArgument(where + ": field dims: element count overflows");
+    n *= d;
+    shape.push_back(d);
+  }
+  if (tp.has_segment()) return Unimplemented(where + ": field segment: segmented tensors");
+  const size_t esize = DTypeSize(dt);
+  const size_t want = static_cast<size_t>(n) * esize;
+
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (ctx.external == nullptr)
+      return InvalidArgument(where + ": field data_location: external data not allowed here");
+    if (dt == DType::kString)
+      return InvalidArgument(where + ": field data_location: string tensors cannot be external");
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : tp.external_data()) {
+      try {
+        if (kv.key() == "location") location = kv.value();
+        else if (kv.key() == "offset") offset = std::stoll(kv.value());
+        else if (kv.key() == "length") length = std::stoll(kv.value());
+      } catch (...) {
+        return InvalidArgument(where + ": field external_data: key '" + kv.key() +
+                               "' has non-numeric value '" + kv.value() + "'");
+      }
+    }
+    if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
+    auto mf = ctx.external->Map(location);
+    if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
+    const size_t fsize = (*mf)->size();
+    if (offset < 0 || static_cast<size_t>(offset) > fsize)
+      return OutOfRange(where + ": field external_data: offset " + std::to_string(offset) +
+                        " outside '" + location + "' (" + std::to_string(fsize) + " bytes)");
+    if (length >= 0 && static_cast<size_t>(length) != want)
+      return InvalidArgument(where + ": field external_data: length " + std::to_string(length) +
+                             " != " + std::to_string(want) + " bytes for " + DTypeName(dt) +
+                             ShapeToString(shape));
+    if (static_cast<size_t>(offset) + want > fsize)
+      return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) + ", " +
+                        std::to_string(offset + static_cast<int64_t>(want)) + ") outside '" +
+                        location + "' (" + std::to_string(fsize) + " bytes)");
+    auto storage = Storage::FromMap(*mf, static_cast<size_t>(offset), want);
+    Tensor t(dt, Layout::Contiguous(shape), storage);
+    t.set_name(tp.name());
+    return t;
+  }
+
+  if (tp.has_raw_data() && ctx.owner && dt != DType::kString && want >= kBorrowMinBytes &&
+      tp.raw_data().size() == want) {
+    auto storage = Storage::Borrow(tp.raw_data().data(), want, ctx.owner, /*read_only=*/true);
+    Tensor t(dt, Layout::Contiguous(shape), storage);
+    t.set_name(tp.name());
+    return t;
+  }
+  // Allocated only once the data field is known to hold numel elements, so a tensor that
+  // declares huge dims but stores few values is an error, not a failed allocation.
+  Tensor t;
+  auto allocate = [&] {
+    t = Tensor::Empty(dt, shape);
+    t.set_name(tp.name());
+  };
+  if (tp.has_raw_data()) {
+    if (dt == DType::kString)
+      return InvalidArgument(where + ": field raw_data: string tensors must use string_data");
+    if (tp.raw_data().size() != want)
+      return InvalidArgument(where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
+                             " bytes, expected " + std::to_string(want) + " for " + DTypeName(dt) +
+                             ShapeToString(shape));
+    allocate();
+    if (want) std::memcpy(t.raw_mutable_data(), tp.raw_data().data(), want);
+    return t;
+  }
+  auto check = [&](int have, int per, const char* field) -> Status {
+    if (static_cast<int64_t>(have) != n * per)
+      return InvalidArgument(where + ": field " + field + ": " + std::to_string(have) +
+                             " values, expected " + std::to_string(n * per) + " for " +
+                             DTypeName(dt) + ShapeToString(shape));
+    allocate();
+    return Status::Ok();
+  };
+  switch (dt) {
+    case DType::kFloat32:
+      VT_RETURN_IF_ERROR(check(tp.float_data_size(), 1, "float_data"));
+      CopyField(tp.float_data(), t.mutable_data<float>());
+      break;
+    case DType::kComplex64:
+      VT_RETURN_IF_ERROR(check(tp.float_data_size(), 2, "float_data"));
+      CopyField(tp.float_data(), t.mutable_data<float>());
+      break;
+    case DType::kFloat64:
+      VT_RETURN_IF_ERROR(check(tp.double_data_size(), 1, "double_data"));
+      CopyField(tp.double_data(), t.mutable_data<double>());
+      break;
+    case DType::kComplex128:
+      VT_RETURN_IF_ERROR(check(tp.double_data_size(), 2, "double_data"));
+      CopyField(tp.double_data(), t.mutable_data<double>());
+      break;
+    case DType::kInt64:
+      VT_RETURN_IF_ERROR(check(tp.int64_data_size(), 1, "int64_data"));
+      CopyField(tp.int64_data(), t.mutable_data<int64_t>());
+      break;
+    case DType::kUInt32:
+      VT_RETURN_IF_ERROR(check(tp.uint64_data_size(), 1, "uint64_data"));
+      CopyField(tp.uint64_data(), t.mutable_data<uint32_t>());
+      break;
+    case DType::kUInt64:
+      VT_RETURN_IF_ERROR(check(tp.uint64_data_size(), 1, "uint64_data"));
+      CopyField(tp.uint64_data(), t.mutable_data<uint64_t>());
+      break;
+    case DType::kInt32:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      CopyField(tp.int32_data(), t.mutable_data<int32_t>());
+      break;
+    case DType::kInt16:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      CopyField(tp.int32_data(), t.mutable_data<int16_t>());
+      break;
+    case DType::kUInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      CopyField(tp.int32_data(), t.mutable_data<uint16_t>());
+      break;
+    case DType::kInt8:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      CopyField(tp.int32_data(), t.mutable_data<int8_t>());
+      break;
+    case DType::kUInt8:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      CopyField(tp.int32_data(), t.mutable_data<uint8_t>());
+      break;
+    case DType::kBool: {
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      auto* o = t.mutable_data<uint8_t>();
+      for (int i = 0; i < tp.int32_data_size(); ++i) o[i] = tp.int32_data(i) != 0;
+      break;
+    }
+    case DType::kString: {
+      VT_RETURN_IF_ERROR(check(tp.string_data_size(), 1, "string_data"));
+      auto* o = t.mutable_data<std::string>();
+      for (int i = 0; i < tp.string_data_size(); ++i) o[i] = tp.string_data(i);
+      break;
+    }
+    default:
+      return Unimplemented(where + ": field data_type: " + DTypeName(dt));
+  }
+  return t;
+}
+
+void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* tp) {
+  tp->Clear();
+  tp->set_name(name);
+  tp->set_data_type(static_cast<int32_t>(t.dtype()));
+  for (int64_t d : t.shape()) tp->add_dims(d);
+  Tensor c = t.Contiguous();
+  if (t.dtype() == DType::kString) {
+    const auto* s = c.data<std::string>();
+    for (int64_t i = 0; i < c.numel(); ++i) tp->add_string_data(s[i]);
+  } else {
+    tp->set_raw_data(c.raw_data(), c.nbytes());
+  }
+}
+
+Expected<std::unique_ptr<onnx::ModelProto>> ParseModelFile(const std::string& path) {
+  VT_ASSIGN_OR_RETURN(auto mf, MappedFile::Open(path));
+  if (mf->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
+  if (mf->size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
+  auto mp = std::make_unique<onnx::ModelProto>();
+  if (!mp->ParseFromArray(mf->data(), static_cast<int>(mf->size())))
+    return InvalidArgument(path + ": not a valid ONNX ModelProto (protobuf parse failed: "
+                           "truncated or corrupted file)");
+  return mp;
+}
+
+}  // namespace vt

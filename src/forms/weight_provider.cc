@@ -1,0 +1,57 @@
+#include "vtensor/forms/weight_provider.h"
+
+#include "vtensor/base/file.h"
+
+namespace vt {
+
+Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node,
+                                                                const std::string& name,
+                                                                const Tensor& w,
+                                                                const WeightUseInfo& use) {
+  WeightDecision d;
+  d.node = node.Describe();
+  d.weight = name;
+  d.candidates = WeightFormCandidates(w.dtype(), w.shape(), use, isa_, profile_);
+  std::optional<PreparedWeight> out;
+  for (const auto& c : d.candidates) {
+    if (!c.rejected.empty() || !c.form) continue;
+    PreparedWeight p;
+    p.form = *c.form;
+    if (cache_ != nullptr) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto hit = cache_->Take(name, w, p.form)) {
+        p.bytes = std::move(*hit);
+        p.hit = true;
+      }
+    }
+    if (!p.hit) {
+      auto packed = PackWeightForm(w, p.form);
+      if (!packed.ok())
+        return packed.take_status().WithContext(node.Describe() + ": weight '" + name + "'");
+      p.bytes = std::move(*packed);
+      // The kernel reads the packed copy; file-backed source pages need not stay resident.
+      if (w.storage() && w.storage()->mapped_file()) ReleaseMappedPages(w.raw_data(), w.nbytes());
+    }
+    if (observer_) observer_(name, w, p);
+    d.outcome = p.hit ? "HIT (compiled entry used in place)" : "packed at load from the initializer";
+    out = std::move(p);
+    break;
+  }
+  if (!out) d.outcome = "no cacheable form (the kernel reads or prepares the weight itself)";
+  if (record_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    decisions_.push_back(std::move(d));
+  }
+  return out;
+}
+
+WeightProvider& WeightProvider::Default() {
+  static WeightProvider* p = [] {
+    auto* w = new WeightProvider(HostIsa(), WeightProfile::kExact, nullptr);
+    w->record_ = false;
+    return w;
+  }();
+  return *p;
+}
+
+}  // namespace vt

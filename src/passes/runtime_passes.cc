@@ -1,0 +1,43 @@
+// The passes a Session runs at creation (constant folding and the fusions), as registry
+// entries, so `vtensor passes` and the Session run the same code.
+#include "vtensor/passes/constant_folding.h"
+#include "vtensor/passes/fusion.h"
+#include "vtensor/passes/pass.h"
+
+namespace vt {
+namespace {
+
+class ConstantFoldingPass final : public Pass {
+ public:
+  const char* name() const override { return "constant-folding"; }
+  Status Run(Model& model, const PassContext&) override {
+    FoldStats stats;
+    return FoldConstants(*model.graph, model, FoldOptions{}, &stats);
+  }
+};
+
+class FuseHardSwishPass final : public Pass {
+ public:
+  const char* name() const override { return "fuse-hardswish"; }
+  Status Run(Model& model, const PassContext&) override {
+    FuseHardSwish(*model.graph);
+    return Status::Ok();
+  }
+};
+
+class FuseConvPass final : public Pass {
+ public:
+  const char* name() const override { return "fuse-conv"; }
+  Status Run(Model& model, const PassContext&) override {
+    FuseConv(*model.graph);
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> MakeConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
+std::unique_ptr<Pass> MakeFuseHardSwishPass() { return std::make_unique<FuseHardSwishPass>(); }
+std::unique_ptr<Pass> MakeFuseConvPass() { return std::make_unique<FuseConvPass>(); }
+
+}  // namespace vt

@@ -1,4 +1,4 @@
-// attention_f32f16kv_f32_8x64_avx2 (attention_ukernel.h). Compiled with -mavx2 -mfma -mf16c
+// attention_f32f16kv_f32_8x128_avx2 (attention_ukernel.h). Compiled with -mavx2 -mfma -mf16c
 // (CMakeLists.txt); called only after run-time detection of all three. The algorithm is
 // attention_simd_inl.h's; this file supplies 8-lane vectors: f16 rows are widened with
 // vcvtph2ps, f32 row tails use vmaskmovps (fault-free), f16 tails go through a small stack
@@ -19,6 +19,8 @@ struct Avx2 {
   static constexpr size_t kMaxQVectors = 8;  // head_size <= 64 keeps q in registers
   static constexpr size_t kPvMaxRows = 4;
   static constexpr size_t PvVectors(size_t rows) { return rows <= 2 ? 4 : 2; }
+  static constexpr size_t kScoreRows = 4, kScoreVectors = 2;  // prefill score tile
+  static constexpr size_t kPackMinRows = 8;
 
   static V Zero() { return _mm256_setzero_ps(); }
   static V Set1(float x) { return _mm256_set1_ps(x); }
@@ -81,6 +83,27 @@ struct Avx2 {
                          _mm256_permute2f128_ps(lo, hi, 0x31));
   }
 
+  // In-place 8 x 8 transpose.
+  static void Transpose(V* r) {
+    __m256 a[8], b[8];
+    for (int i = 0; i < 4; ++i) {
+      a[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      a[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; ++i) {  // b[4i + c], 128-bit lane l: rows 4i..4i+3 at column 4l + c
+      const __m256d lo0 = _mm256_castps_pd(a[4 * i]), lo1 = _mm256_castps_pd(a[4 * i + 2]);
+      const __m256d hi0 = _mm256_castps_pd(a[4 * i + 1]), hi1 = _mm256_castps_pd(a[4 * i + 3]);
+      b[4 * i] = _mm256_castpd_ps(_mm256_unpacklo_pd(lo0, lo1));
+      b[4 * i + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(lo0, lo1));
+      b[4 * i + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(hi0, hi1));
+      b[4 * i + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(hi0, hi1));
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c] = _mm256_permute2f128_ps(b[c], b[4 + c], 0x20);
+      r[4 + c] = _mm256_permute2f128_ps(b[c], b[4 + c], 0x31);
+    }
+  }
+
   // exp(x) as the AVX-512 row computes it; 2^n built in the exponent field (n >= -126 after
   // the clamp), lanes below -87.3 set to 0 afterwards.
   static V Exp(V x) {
@@ -117,8 +140,8 @@ struct Avx2 {
 
 }  // namespace
 
-void attention_f32f16kv_f32_8x64_avx2(const AttentionCall& call, float* scratch) {
-  attention_simd::Attention<Avx2, 8, 64>(call, scratch);
+void attention_f32f16kv_f32_8x128_avx2(const AttentionCall& call, float* scratch) {
+  attention_simd::Attention<Avx2, 8, 128>(call, scratch);
 }
 
 }  // namespace vt::kernels

@@ -1,4 +1,4 @@
-// attention_f32f16kv_f32_8x64_avx512 (attention_ukernel.h). Compiled with -mavx512f
+// attention_f32f16kv_f32_8x128_avx512 (attention_ukernel.h). Compiled with -mavx512f
 // -mavx512bw -mavx512vl -mavx512dq -mfma; called only after run-time detection. The algorithm
 // is attention_simd_inl.h's; this file supplies 16-lane vectors: f16 rows are widened with
 // vcvtph2ps, row tails use masked (fault-free) loads and stores, and the 16 per-key dot
@@ -24,6 +24,8 @@ struct Avx512 {
   static constexpr size_t kMaxQVectors = 8;  // head_size <= 128 keeps q in registers
   static constexpr size_t kPvMaxRows = 4;
   static constexpr size_t PvVectors(size_t rows) { return rows <= 2 ? 8 : 4; }
+  static constexpr size_t kScoreRows = 8, kScoreVectors = 2;  // prefill score tile
+  static constexpr size_t kPackMinRows = 8;
 
   static V Zero() { return _mm512_setzero_ps(); }
   static V Set1(float x) { return _mm512_set1_ps(x); }
@@ -75,6 +77,33 @@ struct Avx512 {
     return _mm512_add_ps(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xdd));
   }
 
+  // In-place 16 x 16 transpose: unpack pairs of rows, then pairs of pairs, then 128-bit lanes.
+  static void Transpose(V* r) {
+    __m512 a[16], b[16];
+    for (int i = 0; i < 8; ++i) {
+      a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; ++i) {  // b[4i + c], 128-bit lane l: rows 4i..4i+3 at column 4l + c
+      const __m512d lo0 = _mm512_castps_pd(a[4 * i]), lo1 = _mm512_castps_pd(a[4 * i + 2]);
+      const __m512d hi0 = _mm512_castps_pd(a[4 * i + 1]), hi1 = _mm512_castps_pd(a[4 * i + 3]);
+      b[4 * i] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+      b[4 * i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+      b[4 * i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+      b[4 * i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+    }
+    for (int c = 0; c < 4; ++c) {  // 4 x 4 transpose of 128-bit lanes
+      const __m512 e0 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0x88);
+      const __m512 e1 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0xdd);
+      const __m512 e2 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0x88);
+      const __m512 e3 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0xdd);
+      r[c] = _mm512_shuffle_f32x4(e0, e2, 0x88);
+      r[8 + c] = _mm512_shuffle_f32x4(e0, e2, 0xdd);
+      r[4 + c] = _mm512_shuffle_f32x4(e1, e3, 0x88);
+      r[12 + c] = _mm512_shuffle_f32x4(e1, e3, 0xdd);
+    }
+  }
+
   // exp(x) to about 2 ulp: x = n ln2 + r, |r| <= ln2 / 2, degree-6 polynomial, times 2^n.
   // Exactly 0 below -87.3 (so exp(-inf) = 0); NaN stays NaN.
   static V Exp(V x) {
@@ -109,8 +138,8 @@ struct Avx512 {
 
 }  // namespace
 
-void attention_f32f16kv_f32_8x64_avx512(const AttentionCall& call, float* scratch) {
-  attention_simd::Attention<Avx512, 8, 64>(call, scratch);
+void attention_f32f16kv_f32_8x128_avx512(const AttentionCall& call, float* scratch) {
+  attention_simd::Attention<Avx512, 8, 128>(call, scratch);
 }
 
 }  // namespace vt::kernels

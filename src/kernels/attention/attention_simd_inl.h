@@ -47,8 +47,8 @@ inline float* OutRow(const AttentionCall& c, size_t r) {
 
 // Scores of one row against one group of up to kLanes keys starting at key jg, of which keys
 // [ka, kb) (group-relative) are computed; the others are left 0 and never read. ND = number
-// of d vectors held in registers (the last one partial when head_size % kLanes != 0).
-template <class T, class E, size_t ND>
+// of d vectors held in registers; with kTail the last one holds head_size % kLanes elements.
+template <class T, class E, size_t ND, bool kTail>
 typename T::V ScoreGroup(const AttentionCall& c, const typename T::V* qv, size_t jg, size_t ka,
                          size_t kb) {
   using V = typename T::V;
@@ -56,17 +56,25 @@ typename T::V ScoreGroup(const AttentionCall& c, const typename T::V* qv, size_t
   const size_t tail = c.head_size - (ND - 1) * L;  // elements of the last d vector
   const E* k0 = static_cast<const E*>(c.k) + static_cast<ptrdiff_t>(jg) * c.k_row_stride;
   V acc[L];
-  for (size_t kk = 0; kk < L; ++kk) acc[kk] = T::Zero();
   auto one_key = [&](size_t kk) {
     const E* kr = k0 + static_cast<ptrdiff_t>(kk) * c.k_row_stride;
-    V s = T::Mul(qv[0], ND == 1 ? T::LoadN(kr, tail) : T::Load(kr));
-    for (size_t v = 1; v + 1 < ND; ++v) s = T::Fmadd(qv[v], T::Load(kr + v * L), s);
-    if constexpr (ND > 1) s = T::Fmadd(qv[ND - 1], T::LoadN(kr + (ND - 1) * L, tail), s);
-    acc[kk] = s;
+    // Two partial sums halve the dependent FMA chain.
+    V s0 = T::Zero(), s1 = T::Zero();
+    for (size_t v = 0; v + 1 < ND; v += 2) {
+      s0 = T::Fmadd(qv[v], T::Load(kr + v * L), s0);
+      if (v + 2 < ND) s1 = T::Fmadd(qv[v + 1], T::Load(kr + (v + 1) * L), s1);
+    }
+    const V last = kTail ? T::LoadN(kr + (ND - 1) * L, tail) : T::Load(kr + (ND - 1) * L);
+    if constexpr (ND % 2 == 1)
+      s0 = T::Fmadd(qv[ND - 1], last, s0);
+    else
+      s1 = T::Fmadd(qv[ND - 1], last, s1);
+    acc[kk] = T::Add(s0, s1);
   };
   if (ka == 0 && kb == L) {
     for (size_t kk = 0; kk < L; ++kk) one_key(kk);
   } else {
+    for (size_t kk = 0; kk < L; ++kk) acc[kk] = T::Zero();
     for (size_t kk = ka; kk < kb; ++kk) one_key(kk);
   }
   return T::ReduceKeys(acc);
@@ -97,8 +105,6 @@ typename T::V ScoreGroupLong(const AttentionCall& c, const float* q, size_t jg, 
   return T::ReduceKeys(acc);
 }
 
-// Raw dot products q.k of every row of the tile over its visible keys, into the score tile
-// (row rr at tile + rr * pitch, column j - j0).
 template <class T, class E, size_t ND>
 void ScoresTile(const AttentionCall& c, const Tile& t, float* tile, size_t pitch) {
   using V = typename T::V;
@@ -116,13 +122,87 @@ void ScoresTile(const AttentionCall& c, const Tile& t, float* tile, size_t pitch
       const size_t ka = t.ra[rr] > jg ? t.ra[rr] - jg : 0;
       const size_t kb = std::min(L, t.rb[rr] - jg);
       V s;
-      if constexpr (ND > 0)
-        s = ScoreGroup<T, E, ND>(c, qv, jg, ka, kb);
-      else
+      if constexpr (ND > 0) {
+        if (c.head_size % L != 0)
+          s = ScoreGroup<T, E, ND, true>(c, qv, jg, ka, kb);
+        else
+          s = ScoreGroup<T, E, ND, false>(c, qv, jg, ka, kb);
+      } else
         s = ScoreGroupLong<T, E>(c, q, jg, ka, kb);
       T::Store(tile + rr * pitch + g, s);
     }
   }
+}
+
+// Prefill path: the block's keys transposed once into Kt (element (d, jj) at kt[d * KB + jj],
+// f32, zero past the block), so score tiles of many query rows are plain outer-product sums
+// with broadcast q elements and no reductions.
+template <class T, class E, size_t KB>
+void PackKt(const AttentionCall& c, size_t j0, size_t n, float* kt) {
+  using V = typename T::V;
+  constexpr size_t L = T::kLanes;
+  const size_t D = c.head_size;
+  for (size_t g = 0; g < n; g += L) {
+    const size_t keys = std::min(L, n - g);
+    const E* k0 = static_cast<const E*>(c.k) + static_cast<ptrdiff_t>(j0 + g) * c.k_row_stride;
+    for (size_t d0 = 0; d0 < D; d0 += L) {
+      const size_t w = std::min(L, D - d0);
+      V r[L];
+      for (size_t kk = 0; kk < L; ++kk) {
+        const E* src = k0 + static_cast<ptrdiff_t>(kk) * c.k_row_stride + d0;
+        r[kk] = kk >= keys ? T::Zero() : w == L ? T::Load(src) : T::LoadN(src, w);
+      }
+      T::Transpose(r);
+      for (size_t x = 0; x < w; ++x) T::Store(kt + (d0 + x) * KB + g, r[x]);
+    }
+  }
+}
+
+// Score rows [rg0, rg0 + R) of the tile for key vectors [v0, v0 + NV) (tile columns
+// v0 * kLanes ...) from Kt.
+template <class T, size_t KB, size_t R, size_t NV>
+void ScoresPackedChunk(const AttentionCall& c, const Tile& t, size_t rg0, size_t v0,
+                       const float* kt, float* tile, size_t pitch) {
+  using V = typename T::V;
+  constexpr size_t L = T::kLanes;
+  const float* q[R];
+  for (size_t rr = 0; rr < R; ++rr) q[rr] = QRow(c, t.r0 + rg0 + rr);
+  V acc[R][NV];
+  for (size_t rr = 0; rr < R; ++rr)
+    for (size_t v = 0; v < NV; ++v) acc[rr][v] = T::Zero();
+  const float* kd = kt + v0 * L;
+  for (size_t d = 0; d < c.head_size; ++d, kd += KB) {
+    V kv[NV];
+    for (size_t v = 0; v < NV; ++v) kv[v] = T::Load(kd + v * L);
+    for (size_t rr = 0; rr < R; ++rr) {
+      const V qb = T::Set1(q[rr][d]);
+      for (size_t v = 0; v < NV; ++v) acc[rr][v] = T::Fmadd(qb, kv[v], acc[rr][v]);
+    }
+  }
+  for (size_t rr = 0; rr < R; ++rr)
+    for (size_t v = 0; v < NV; ++v) T::Store(tile + (rg0 + rr) * pitch + (v0 + v) * L, acc[rr][v]);
+}
+
+template <class T, size_t KB, size_t R>
+void ScoresPackedRows(const AttentionCall& c, const Tile& t, size_t rg0, const float* kt,
+                      float* tile, size_t pitch) {
+  constexpr size_t L = T::kLanes, NV = T::kScoreVectors;
+  size_t v = (t.a - t.j0) / L;
+  const size_t vend = (t.b - t.j0 + L - 1) / L;
+  for (; v + NV <= vend; v += NV) ScoresPackedChunk<T, KB, R, NV>(c, t, rg0, v, kt, tile, pitch);
+  if (v < vend)
+    DispatchMr<NV>(vend - v, [&](auto N) {
+      ScoresPackedChunk<T, KB, R, decltype(N)::value>(c, t, rg0, v, kt, tile, pitch);
+    });
+}
+
+template <class T, size_t KB>
+void ScoresPacked(const AttentionCall& c, const Tile& t, const float* kt, float* tile,
+                  size_t pitch) {
+  for (size_t rg0 = 0; rg0 < t.mr; rg0 += T::kScoreRows)
+    DispatchMr<T::kScoreRows>(t.mr - rg0, [&](auto R) {
+      ScoresPackedRows<T, KB, decltype(R)::value>(c, t, rg0, kt, tile, pitch);
+    });
 }
 
 // Bias of row r for the L keys from j (lanes outside `m` not read).
@@ -187,12 +267,46 @@ void SoftmaxRow(const AttentionCall& c, const Tile& t, size_t rr, float* prow, f
   m_run[r] = mn;
 }
 
-// out rows [r0 + rg0, + R) = out * corr + P * V over keys [a, b), output vectors of NV lanes
-// at a time.
+// Output columns [e0, e0 + NV * kLanes) of rows [r0 + rg0, + R): out = out * corr + P * V over
+// keys [a, b); with kTail the last vector holds only `last` columns. Fixed trip counts keep the
+// R x NV accumulators in registers.
+template <class T, class E, size_t R, size_t NV, bool kTail>
+void PvChunk(const AttentionCall& c, const Tile& t, float* const* o, const float* const* p,
+             const float* corr, size_t e0, size_t last) {
+  using V = typename T::V;
+  constexpr size_t L = T::kLanes;
+  V acc[R][NV];
+  for (size_t rr = 0; rr < R; ++rr) {
+    const V cr = T::Set1(corr[rr]);
+    for (size_t v = 0; v < NV; ++v) {
+      const float* src = o[rr] + e0 + v * L;
+      acc[rr][v] = T::Mul(kTail && v + 1 == NV ? T::LoadN(src, last) : T::Load(src), cr);
+    }
+  }
+  const E* vp = static_cast<const E*>(c.v) + static_cast<ptrdiff_t>(t.a) * c.v_row_stride + e0;
+  for (size_t j = t.a - t.j0; j < t.b - t.j0; ++j, vp += c.v_row_stride) {
+    V x[NV];
+    for (size_t v = 0; v < NV; ++v)
+      x[v] = kTail && v + 1 == NV ? T::LoadN(vp + v * L, last) : T::Load(vp + v * L);
+    for (size_t rr = 0; rr < R; ++rr) {
+      const V pj = T::Set1(p[rr][j]);
+      for (size_t v = 0; v < NV; ++v) acc[rr][v] = T::Fmadd(pj, x[v], acc[rr][v]);
+    }
+  }
+  for (size_t rr = 0; rr < R; ++rr)
+    for (size_t v = 0; v < NV; ++v) {
+      float* dst = o[rr] + e0 + v * L;
+      if (kTail && v + 1 == NV)
+        T::StoreN(dst, acc[rr][v], last);
+      else
+        T::Store(dst, acc[rr][v]);
+    }
+}
+
+// Rows [r0 + rg0, + R) over all output columns: full chunks of NV vectors, then the rest.
 template <class T, class E, size_t R, size_t NV>
 void PvTile(const AttentionCall& c, const Tile& t, size_t rg0, const float* tile, size_t pitch,
             const float* corr) {
-  using V = typename T::V;
   constexpr size_t L = T::kLanes;
   const size_t Dv = c.v_head_size;
   float* o[R];
@@ -201,31 +315,17 @@ void PvTile(const AttentionCall& c, const Tile& t, size_t rg0, const float* tile
     o[rr] = OutRow(c, t.r0 + rg0 + rr);
     p[rr] = tile + (rg0 + rr) * pitch;
   }
-  for (size_t e0 = 0; e0 < Dv; e0 += NV * L) {
-    const size_t n = std::min(NV * L, Dv - e0);
-    const size_t nv = (n + L - 1) / L, last = n - (nv - 1) * L;
-    V acc[R][NV];
-    for (size_t rr = 0; rr < R; ++rr) {
-      const V cr = T::Set1(corr[rg0 + rr]);
-      for (size_t v = 0; v < NV; ++v)
-        acc[rr][v] = T::Zero();
-      for (size_t v = 0; v < NV; ++v)
-        if (v < nv) acc[rr][v] = T::Mul(T::LoadN(o[rr] + e0 + v * L, v + 1 == nv ? last : L), cr);
-    }
-    const E* vp = static_cast<const E*>(c.v) + static_cast<ptrdiff_t>(t.a) * c.v_row_stride + e0;
-    for (size_t j = t.a; j < t.b; ++j, vp += c.v_row_stride) {
-      V pj[R];
-      for (size_t rr = 0; rr < R; ++rr) pj[rr] = T::Set1(p[rr][j - t.j0]);
-      for (size_t v = 0; v < NV; ++v) {
-        if (v >= nv) break;
-        const V x = v + 1 == nv && last != L ? T::LoadN(vp + v * L, last) : T::Load(vp + v * L);
-        for (size_t rr = 0; rr < R; ++rr) acc[rr][v] = T::Fmadd(pj[rr], x, acc[rr][v]);
-      }
-    }
-    for (size_t rr = 0; rr < R; ++rr)
-      for (size_t v = 0; v < NV; ++v)
-        if (v < nv) T::StoreN(o[rr] + e0 + v * L, acc[rr][v], v + 1 == nv ? last : L);
-  }
+  size_t e0 = 0;
+  for (; e0 + NV * L <= Dv; e0 += NV * L)
+    PvChunk<T, E, R, NV, false>(c, t, o, p, corr + rg0, e0, L);
+  if (e0 == Dv) return;
+  const size_t n = Dv - e0, nv = (n + L - 1) / L, last = n - (nv - 1) * L;
+  DispatchMr<NV>(nv, [&](auto NVR) {
+    if (last == L)
+      PvChunk<T, E, R, decltype(NVR)::value, false>(c, t, o, p, corr + rg0, e0, L);
+    else
+      PvChunk<T, E, R, decltype(NVR)::value, true>(c, t, o, p, corr + rg0, e0, last);
+  });
 }
 
 template <class T, class E>
@@ -272,6 +372,8 @@ void Run(const AttentionCall& c, float* scratch) {
   float* l_run = m_run + M;
   float* corr = l_run + M;
   float* tile = corr + MR;
+  float* kt = tile + MR * pitch;  // head_size x KB when packing
+  const bool packed = M >= T::kPackMinRows;
   size_t glo = c.kv_end, ghi = 0;
   for (size_t i = 0; i < c.rows; ++i) {
     size_t lo, hi;
@@ -287,6 +389,7 @@ void Run(const AttentionCall& c, float* scratch) {
   }
   for (size_t j0 = glo; j0 < ghi; j0 += KB) {
     const size_t jend = std::min(j0 + KB, ghi);
+    if (packed) PackKt<T, E, KB>(c, j0, jend - j0, kt);
     for (size_t r0 = 0; r0 < M; r0 += MR) {
       Tile t;
       t.r0 = r0, t.mr = std::min(MR, M - r0), t.j0 = j0, t.a = jend, t.b = j0;
@@ -300,7 +403,10 @@ void Run(const AttentionCall& c, float* scratch) {
           t.ra[rr] = t.rb[rr] = j0;
       }
       if (t.a >= t.b) continue;
-      ScoresTile<T, E, ND>(c, t, tile, pitch);
+      if (packed)
+        ScoresPacked<T, KB>(c, t, kt, tile, pitch);
+      else
+        ScoresTile<T, E, ND>(c, t, tile, pitch);
       for (size_t rr = 0; rr < t.mr; ++rr)
         SoftmaxRow<T>(c, t, rr, tile + rr * pitch, m_run, l_run, corr);
       PvRows<T, E>(c, t, tile, pitch, corr);

@@ -15,9 +15,9 @@ bool CpuHasAvx2F16c() {
 }
 
 const AttentionKernel kAll[] = {
-    {"attention_f32f16kv_f32_8x64_avx512", "avx512", 8, 64, attention_f32f16kv_f32_8x64_avx512,
+    {"attention_f32f16kv_f32_8x128_avx512", "avx512", 8, 128, attention_f32f16kv_f32_8x128_avx512,
      CpuHasAvx512},
-    {"attention_f32f16kv_f32_8x64_avx2", "avx2", 8, 64, attention_f32f16kv_f32_8x64_avx2,
+    {"attention_f32f16kv_f32_8x128_avx2", "avx2", 8, 128, attention_f32f16kv_f32_8x128_avx2,
      CpuHasAvx2F16c},
     {"attention_f32f16kv_f32_1x64_scalar", "portable", 1, kAttentionReferenceBlock,
      AttentionReference, AlwaysSupported},

@@ -143,21 +143,25 @@ TEST(AttentionTest, TwinMatchesDefinitionInDouble) {
   }
 }
 
-// Each row within the bound of the definition, and within twice the bound of the twin.
+// Each row within the bound of the definition, and within twice the bound of the twin. Every
+// problem also runs one query row per call (the rows' decode path) and 64 per call (their
+// prefill path, which packs keys once the call has kAttentionMaxMr query rows or more).
 TEST(AttentionTest, EveryRowMatchesTwinAndDefinition) {
   for (const Problem& p : AllProblems()) {
-    const Tensors t = MakeTensors(p);
+    Tensors t = MakeTensors(p);
     const Exact ex = ExactProblem(t);
     const std::vector<float> twin = RunProblem(t, AttentionReference);
-    for (const AttentionKernel& k : AttentionKernels()) {
-      if (!k.supported()) continue;
-      const std::string what = std::string(k.name) + " " + Describe(p);
-      const std::vector<float> got = RunProblem(t, k.ukernel);
-      ExpectWithin(got, ex, t, what);
-      Exact vs_twin = ex;
-      for (size_t i = 0; i < got.size(); ++i) vs_twin.out[i] = twin[i], vs_twin.bound[i] *= 2;
-      ExpectWithin(got, vs_twin, t, what + " vs twin");
-    }
+    for (const AttentionKernel& k : AttentionKernels())
+      for (size_t block : {p.query_block, size_t{1}, size_t{64}}) {
+        if (!k.supported()) continue;
+        t.p.query_block = block;
+        const std::string what = std::string(k.name) + " " + Describe(t.p);
+        const std::vector<float> got = RunProblem(t, k.ukernel);
+        ExpectWithin(got, ex, t, what);
+        Exact vs_twin = ex;
+        for (size_t i = 0; i < got.size(); ++i) vs_twin.out[i] = twin[i], vs_twin.bound[i] *= 2;
+        ExpectWithin(got, vs_twin, t, what + " vs twin");
+      }
   }
 }
 
@@ -198,39 +202,43 @@ struct GuardedArray {
 };
 
 // Tails of Q, K, V and bias rows are read with masked loads: the last row of each tensor
-// ends at an unmapped page, and every row still runs.
+// ends at an unmapped page, and every row still runs, on its decode path (one query row) and
+// its prefill path (9 query rows: keys packed).
 TEST(AttentionTest, RowsReadNothingPastTheTensors) {
   for (AttentionKv type : {AttentionKv::kF32, AttentionKv::kF16})
-    for (size_t d : {1, 13, 31, 80}) {
-      const size_t keys = 21, dv = d + 2;
-      std::vector<float> q(d), kf(keys * d), vf(keys * dv), bias(keys);
-      for (size_t i = 0; i < kf.size(); ++i) kf[i] = std::sin(0.1f * i);
-      for (size_t i = 0; i < vf.size(); ++i) vf[i] = std::cos(0.3f * i);
-      for (size_t i = 0; i < d; ++i) q[i] = 0.5f - 0.01f * i;
-      for (size_t i = 0; i < keys; ++i) bias[i] = 0.1f * i;
-      std::vector<uint16_t> kh(kf.size()), vh(vf.size());
-      for (size_t i = 0; i < kf.size(); ++i) kh[i] = FloatToHalf(kf[i]);
-      for (size_t i = 0; i < vf.size(); ++i) vh[i] = FloatToHalf(vf[i]);
-      GuardedArray<float> gq(q), gkf(kf), gvf(vf), gb(bias);
-      GuardedArray<uint16_t> gkh(kh), gvh(vh);
-      AttentionCall c;
-      c.rows = 1, c.head_size = d, c.v_head_size = dv, c.q = gq.data, c.kv_type = type;
-      c.k = type == AttentionKv::kF16 ? static_cast<const void*>(gkh.data) : gkf.data;
-      c.v = type == AttentionKv::kF16 ? static_cast<const void*>(gvh.data) : gvf.data;
-      c.k_row_stride = d, c.v_row_stride = dv, c.kv_end = keys, c.scale = 0.3f;
-      c.bias = gb.data, c.bias_key_stride = 1;
-      std::vector<float> want(dv), scratch(AttentionScratchFloats(1));
-      c.out = want.data();
-      AttentionReference(c, scratch.data());
-      for (const AttentionKernel& k : AttentionKernels()) {
-        if (!k.supported()) continue;
-        std::vector<float> got(dv);
-        c.out = got.data();
-        k.ukernel(c, scratch.data());
-        for (size_t e = 0; e < dv; ++e)
-          EXPECT_NEAR(got[e], want[e], 1e-5f) << k.name << " d=" << d << " e=" << e;
+    for (size_t rows : {1, 9})
+      for (size_t d : {1, 13, 31, 80}) {
+        const size_t keys = 21, dv = d + 2;
+        std::vector<float> q(rows * d), kf(keys * d), vf(keys * dv), bias(rows * keys);
+        for (size_t i = 0; i < kf.size(); ++i) kf[i] = std::sin(0.1f * i);
+        for (size_t i = 0; i < vf.size(); ++i) vf[i] = std::cos(0.3f * i);
+        for (size_t i = 0; i < q.size(); ++i) q[i] = 0.5f - 0.01f * i;
+        for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * i;
+        std::vector<uint16_t> kh(kf.size()), vh(vf.size());
+        for (size_t i = 0; i < kf.size(); ++i) kh[i] = FloatToHalf(kf[i]);
+        for (size_t i = 0; i < vf.size(); ++i) vh[i] = FloatToHalf(vf[i]);
+        GuardedArray<float> gq(q), gkf(kf), gvf(vf), gb(bias);
+        GuardedArray<uint16_t> gkh(kh), gvh(vh);
+        AttentionCall c;
+        c.rows = rows, c.head_size = d, c.v_head_size = dv, c.kv_type = type;
+        c.q = gq.data, c.q_row_stride = d;
+        c.k = type == AttentionKv::kF16 ? static_cast<const void*>(gkh.data) : gkf.data;
+        c.v = type == AttentionKv::kF16 ? static_cast<const void*>(gvh.data) : gvf.data;
+        c.k_row_stride = d, c.v_row_stride = dv, c.kv_end = keys, c.scale = 0.3f;
+        c.bias = gb.data, c.bias_row_stride = keys, c.bias_key_stride = 1;
+        c.out_row_stride = dv;
+        std::vector<float> want(rows * dv), scratch(AttentionScratchFloats(rows, d));
+        c.out = want.data();
+        AttentionReference(c, scratch.data());
+        for (const AttentionKernel& k : AttentionKernels()) {
+          if (!k.supported()) continue;
+          std::vector<float> got(rows * dv);
+          c.out = got.data();
+          k.ukernel(c, scratch.data());
+          for (size_t e = 0; e < got.size(); ++e)
+            EXPECT_NEAR(got[e], want[e], 1e-5f) << k.name << " d=" << d << " at " << e;
+        }
       }
-    }
 }
 
 // Two keys with exact scores x and 0 and values 1 and 0 give out = 1 / (1 + exp(-x')), x' =
@@ -246,7 +254,7 @@ TEST(AttentionTest, ExpAndTanhAreAccurate) {
     c.rows = rows, c.head_size = c.v_head_size = 1, c.q = q.data(), c.q_row_stride = 1;
     c.k = k.data(), c.v = v.data(), c.k_row_stride = c.v_row_stride = 1, c.kv_end = 2;
     c.softcap = cap;
-    std::vector<float> scratch(AttentionScratchFloats(rows));
+    std::vector<float> scratch(AttentionScratchFloats(rows, 1));
     for (const AttentionKernel& kr : AttentionKernels()) {
       if (!kr.supported()) continue;
       std::vector<float> out(rows);

@@ -120,7 +120,7 @@ inline std::vector<float> RunProblem(const Tensors& t, const CallFn& fn) {
   const Problem& p = t.p;
   const size_t group = p.q_heads / p.kv_heads;
   std::vector<float> out(p.batch * p.rows * p.q_heads * t.o_row, 12345.0f);
-  std::vector<float> scratch(std::max(AttentionScratchFloats(group * p.query_block),
+  std::vector<float> scratch(std::max(AttentionScratchFloats(group * p.query_block, p.head_size),
                                       AttentionMaterializedScratchFloats(p.keys)));
   for (size_t b = 0; b < p.batch; ++b)
     for (size_t kvh = 0; kvh < p.kv_heads; ++kvh)

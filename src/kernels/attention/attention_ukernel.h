@@ -80,12 +80,13 @@ void AttentionVisibleKeys(const AttentionCall& c, size_t i, size_t* lo, size_t* 
 
 // Largest tile heights and key blocks of any row: bounds for the scratch size.
 constexpr size_t kAttentionMaxMr = 8;
-constexpr size_t kAttentionMaxKeyBlock = 256;
+constexpr size_t kAttentionMaxKeyBlock = 128;
 
-// Floats of scratch a call over `query_rows` = heads * rows query rows needs, for every row
-// of the table (running max and sum per query row, one score tile, conversion buffers).
-inline size_t AttentionScratchFloats(size_t query_rows) {
-  return 2 * query_rows + kAttentionMaxMr * (kAttentionMaxKeyBlock + 16) + 1024;
+// Floats of scratch a call over `query_rows` = heads * rows query rows with `head_size` needs,
+// for every row of the table (running max and sum per query row, one score tile, one block of
+// keys transposed).
+inline size_t AttentionScratchFloats(size_t query_rows, size_t head_size) {
+  return 2 * query_rows + (kAttentionMaxMr + head_size) * (kAttentionMaxKeyBlock + 16) + 64;
 }
 
 using AttentionUkernelFn = void (*)(const AttentionCall& call, float* scratch);
@@ -99,8 +100,8 @@ void AttentionReference(const AttentionCall& call, float* scratch);
 // AVX2 + FMA + F16C (attention_avx2.cc) and AVX-512F/BW/VL/DQ (attention_avx512.cc): score
 // tiles of MR query rows x one key block, dot products along d reduced across keys, vector
 // exp, P * V accumulated into the output rows (docs/attention.md).
-void attention_f32f16kv_f32_8x64_avx512(const AttentionCall& call, float* scratch);
-void attention_f32f16kv_f32_8x64_avx2(const AttentionCall& call, float* scratch);
+void attention_f32f16kv_f32_8x128_avx512(const AttentionCall& call, float* scratch);
+void attention_f32f16kv_f32_8x128_avx2(const AttentionCall& call, float* scratch);
 
 // ---- Materialised scores (ONNX Attention qk_matmul_output_mode, GQA qk_output) ----
 //

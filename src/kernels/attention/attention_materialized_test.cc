@@ -55,7 +55,9 @@ void Expected(const Tensors& t, AttentionScoresStage stage, size_t b, size_t h, 
     if (stage != AttentionScoresStage::kScaled && p.softcap > 0.0f)
       s = p.softcap * std::tanh(s / p.softcap), err += 4 * u * p.softcap;
     if (stage >= AttentionScoresStage::kMasked) {
-      s = Visible(t, b, i, j) ? s + (p.bias ? t.BiasAt(b, h, i, j) : 0.0) : -INFINITY;
+      s = Visible(t, b, i, j) ? s + (p.bias ? t.BiasAt(b, h, i, j) : 0.0) +
+                                    (p.key_mask ? t.key_mask[b * p.keys + j] : 0.0)
+                              : -INFINITY;
       err += 2 * u * std::fabs(s);
     }
     (*want)[j] = s, (*bound)[j] = err;
@@ -81,7 +83,7 @@ TEST(AttentionMaterializedTest, EveryStageMatchesDefinition) {
   problems[1].softcap = 0.7f, problems[1].sink = true, problems[1].amplitude = 3.0f;
   problems[2].rows = 3, problems[2].keys = 9, problems[2].batch = 2, problems[2].kv_end = {9, 4};
   problems[2].kv_type = AttentionKv::kF16, problems[2].window_left = 2, problems[2].causal = true;
-  problems[2].past = 5;
+  problems[2].past = 5, problems[2].key_mask = true;
   problems[3].rows = 2, problems[3].keys = 6, problems[3].kv_begin = {3}, problems[3].kv_end = {3};
   for (const Problem& p : problems)
     for (auto stage : {AttentionScoresStage::kScaled, AttentionScoresStage::kSoftcapped,

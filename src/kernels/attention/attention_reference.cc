@@ -29,11 +29,16 @@ float Score(const AttentionCall& c, const float* q, size_t j, bool capped) {
   return s;
 }
 
-float BiasAt(const AttentionCall& c, size_t g, size_t i, size_t j) {
-  if (c.bias == nullptr) return 0.0f;
-  return c.bias[static_cast<ptrdiff_t>(g) * c.bias_head_stride +
-                static_cast<ptrdiff_t>(i) * c.bias_row_stride +
-                static_cast<ptrdiff_t>(j) * c.bias_key_stride];
+float TermAt(const AttentionBias& b, size_t g, size_t i, size_t j) {
+  return b.data[static_cast<ptrdiff_t>(g) * b.head_stride + static_cast<ptrdiff_t>(i) * b.row_stride +
+                static_cast<ptrdiff_t>(j) * b.key_stride];
+}
+
+// s + bias + mask, in that order.
+float AddTerms(const AttentionCall& c, float s, size_t g, size_t i, size_t j) {
+  if (c.bias.data != nullptr) s += TermAt(c.bias, g, i, j);
+  if (c.mask.data != nullptr) s += TermAt(c.mask, g, i, j);
+  return s;
 }
 
 // o += w * v_j over the output row.
@@ -96,7 +101,7 @@ void AttentionReference(const AttentionCall& c, float* scratch) {
         const size_t n = std::min(kAttentionReferenceBlock, hi - j0);
         float bm = kNegInf;
         for (size_t jj = 0; jj < n; ++jj) {
-          s[jj] = Score(c, q, j0 + jj, true) + BiasAt(c, g, i, j0 + jj);
+          s[jj] = AddTerms(c, Score(c, q, j0 + jj, true), g, i, j0 + jj);
           bm = std::max(bm, s[jj]);
         }
         const float mn = std::max(m, bm);
@@ -133,7 +138,7 @@ void AttentionMaterialized(const AttentionCall& c, const AttentionScoresOut& qk,
         if (stage == AttentionScoresStage::kScaled) qs[j] = raw;
         float v = c.softcap > 0.0f ? c.softcap * std::tanh(raw / c.softcap) : raw;
         if (stage == AttentionScoresStage::kSoftcapped) qs[j] = v;
-        v = j >= lo && j < hi ? v + BiasAt(c, g, i, j) : kNegInf;
+        v = j >= lo && j < hi ? AddTerms(c, v, g, i, j) : kNegInf;
         if (stage == AttentionScoresStage::kMasked) qs[j] = v;
         s[j] = v;
         m = std::max(m, v);

@@ -205,23 +205,25 @@ void ScoresPacked(const AttentionCall& c, const Tile& t, const float* kt, float*
     });
 }
 
-// Bias of row r for the L keys from j (lanes outside `m` not read).
+// Additive term `b` of row r for the L keys from j (lanes outside `m` not read).
 template <class T>
-typename T::V LoadBias(const AttentionCall& c, size_t r, size_t j, typename T::Mask m) {
-  const float* p = c.bias + static_cast<ptrdiff_t>(r / c.rows) * c.bias_head_stride +
-                   static_cast<ptrdiff_t>(r % c.rows) * c.bias_row_stride +
-                   static_cast<ptrdiff_t>(j) * c.bias_key_stride;
-  if (c.bias_key_stride == 1) return T::LoadMasked(p, m);
-  if (c.bias_key_stride == 0) return T::Set1(*p);
+typename T::V LoadBias(const AttentionCall& c, const AttentionBias& b, size_t r, size_t j,
+                       typename T::Mask m) {
+  const float* p = b.data + static_cast<ptrdiff_t>(r / c.rows) * b.head_stride +
+                   static_cast<ptrdiff_t>(r % c.rows) * b.row_stride +
+                   static_cast<ptrdiff_t>(j) * b.key_stride;
+  if (b.key_stride == 1) return T::LoadMasked(p, m);
+  if (b.key_stride == 0) return T::Set1(*p);
   alignas(64) float tmp[T::kLanes];
   for (size_t l = 0; l < T::kLanes; ++l)
-    tmp[l] = T::LaneOn(m, l) ? p[static_cast<ptrdiff_t>(l) * c.bias_key_stride] : 0.0f;
+    tmp[l] = T::LaneOn(m, l) ? p[static_cast<ptrdiff_t>(l) * b.key_stride] : 0.0f;
   return T::Load(tmp);
 }
 
 // Turns row rr's raw dot products over the tile's key union into probabilities relative to the
-// row's new running max (scale, softcap, bias, masks; online softmax update). Sets corr[rr],
-// the factor the row's output accumulator must be multiplied by before adding P * V.
+// row's new running max (scale, softcap, bias and mask terms, visibility; the online softmax
+// update). Sets corr[rr], the factor the row's output accumulator must be multiplied by before
+// adding P * V.
 template <class T>
 void SoftmaxRow(const AttentionCall& c, const Tile& t, size_t rr, float* prow, float* m_run,
                 float* l_run, float* corr) {
@@ -244,7 +246,8 @@ void SoftmaxRow(const AttentionCall& c, const Tile& t, size_t rr, float* prow, f
     const auto m = T::RangeMask(lo - static_cast<int64_t>(g), hi - static_cast<int64_t>(g));
     V x = T::Mul(T::Load(prow + g), scale);
     if (cap) x = T::Mul(capv, T::Tanh(T::Mul(x, inv_cap)));
-    if (c.bias != nullptr) x = T::Add(x, LoadBias<T>(c, r, t.j0 + g, m));
+    if (c.bias.data != nullptr) x = T::Add(x, LoadBias<T>(c, c.bias, r, t.j0 + g, m));
+    if (c.mask.data != nullptr) x = T::Add(x, LoadBias<T>(c, c.mask, r, t.j0 + g, m));
     x = T::Select(m, x, ninf);
     T::Store(prow + g, x);
     vmax = T::Max(vmax, x);

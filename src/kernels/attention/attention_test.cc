@@ -31,7 +31,8 @@ std::string Describe(const Problem& p) {
     << p.keys << " D" << p.head_size << "/" << p.v_head_size
     << (p.kv_type == AttentionKv::kF16 ? " f16" : " f32") << " past" << p.past
     << (p.causal ? " causal" : "") << " wl" << p.window_left << " wr" << p.window_right
-    << (p.bias ? " bias" : "") << (p.sink ? " sink" : "") << " cap" << p.softcap << " qb"
+    << (p.bias ? " bias" : "") << (p.key_mask ? " keymask" : "") << (p.sink ? " sink" : "")
+    << " cap" << p.softcap << " qb"
     << p.query_block;
   return s.str();
 }
@@ -53,7 +54,7 @@ std::vector<Problem> OddSizeProblems() {
       p.seed = static_cast<uint32_t>(n + 1);
       const int64_t bottom_right = static_cast<int64_t>(t) - static_cast<int64_t>(p.rows);
       switch (n % 8) {
-        case 0: break;
+        case 0: p.key_mask = n % 3 == 0, p.key_mask_value = -INFINITY; break;
         case 1: p.causal = true, p.past = bottom_right; break;
         case 2: p.causal = true, p.past = bottom_right, p.window_left = 4; break;
         case 3:
@@ -65,7 +66,10 @@ std::vector<Problem> OddSizeProblems() {
           p.bias = true, p.bias_batch = false, p.bias_heads = false, p.bias_neg_inf = 0.3;
           p.causal = true, p.past = bottom_right, p.sink = true;
           break;
-        case 6: p.softcap = 30.0f, p.sink = true, p.window_left = 6, p.window_right = 3; break;
+        case 6:
+          p.softcap = 30.0f, p.sink = true, p.window_left = 6, p.window_right = 3;
+          p.key_mask = true;
+          break;
         case 7: p.bias = true, p.bias_rows = false, p.causal = true, p.past = bottom_right; break;
       }
       all.push_back(p);
@@ -96,6 +100,19 @@ std::vector<Problem> EdgeProblems() {
   masked_row.rows = 3, masked_row.keys = 33, masked_row.bias = true;
   masked_row.bias_batch = masked_row.bias_heads = false, masked_row.bias_row_all_neg_inf = true;
   all.push_back(masked_row);
+  Problem padded;  // key padding mask with mask_filter_value and an attention bias together
+  padded.rows = 17, padded.keys = 33, padded.q_heads = 4, padded.kv_heads = 2, padded.batch = 2;
+  padded.key_mask = true, padded.key_mask_fraction = 0.5, padded.bias = true;
+  padded.bias_batch = false;
+  all.push_back(padded);
+  Problem all_padded;  // every key masked with -10000: uniform weights, not zeros
+  all_padded.rows = 5, all_padded.keys = 20, all_padded.key_mask = true;
+  all_padded.key_mask_fraction = 1.0;
+  all.push_back(all_padded);
+  Problem all_neg_inf;  // every key masked with -inf: a fully masked row, zeros
+  all_neg_inf.rows = 5, all_neg_inf.keys = 20, all_neg_inf.key_mask = true;
+  all_neg_inf.key_mask_fraction = 1.0, all_neg_inf.key_mask_value = -INFINITY;
+  all.push_back(all_neg_inf);
   Problem column;  // bias broadcast along keys (key stride 0), non-causal, peaky scores
   column.rows = 17, column.keys = 33, column.bias = true, column.bias_keys = false;
   column.amplitude = 8.0f, column.head_size = 33, column.v_head_size = 47;
@@ -225,7 +242,8 @@ TEST(AttentionTest, RowsReadNothingPastTheTensors) {
         c.k = type == AttentionKv::kF16 ? static_cast<const void*>(gkh.data) : gkf.data;
         c.v = type == AttentionKv::kF16 ? static_cast<const void*>(gvh.data) : gvf.data;
         c.k_row_stride = d, c.v_row_stride = dv, c.kv_end = keys, c.scale = 0.3f;
-        c.bias = gb.data, c.bias_row_stride = keys, c.bias_key_stride = 1;
+        c.bias.data = gb.data, c.bias.row_stride = keys, c.bias.key_stride = 1;
+        c.mask = c.bias;  // the same tensor again, as the second term
         c.out_row_stride = dv;
         std::vector<float> want(rows * dv), scratch(AttentionScratchFloats(rows, d));
         c.out = want.data();

@@ -32,6 +32,11 @@ struct Problem {
   bool bias = false, bias_batch = true, bias_heads = true, bias_rows = true, bias_keys = true;
   double bias_neg_inf = 0.0;  // fraction of bias entries set to -inf (a boolean mask)
   bool bias_row_all_neg_inf = false;  // one whole bias row -inf (a fully masked row)
+  // Key padding mask [batch, keys] as the `mask` term: entries key_mask_value (e.g. -inf or
+  // MultiHeadAttention's mask_filter_value -10000) with probability key_mask_fraction, else 0.
+  bool key_mask = false;
+  float key_mask_value = -10000.0f;
+  double key_mask_fraction = 0.3;
   bool sink = false;
   size_t query_block = 16;  // query rows per kernel call
   float amplitude = 1.0f;   // spread of q (scores)
@@ -43,7 +48,7 @@ struct Problem {
 struct Tensors {
   Problem p;
   size_t q_row, k_row, v_row, o_row;  // element strides of one (token, head) row
-  std::vector<float> q, bias, sink;
+  std::vector<float> q, bias, key_mask, sink;
   std::vector<float> kf, vf;        // K / V values as the kernel sees them
   std::vector<uint16_t> kh, vh;     // f16 bits when kv_type == kF16
   std::vector<size_t> begin, end;
@@ -101,6 +106,11 @@ inline Tensors MakeTensors(Problem p) {
     if (p.bias_row_all_neg_inf)
       for (size_t j = 0; j < dims[3]; ++j) t.bias[j] = -std::numeric_limits<float>::infinity();
   }
+  if (p.key_mask) {
+    t.key_mask.resize(p.batch * p.keys);
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    for (auto& x : t.key_mask) x = coin(g) < p.key_mask_fraction ? p.key_mask_value : 0.0f;
+  }
   if (p.sink) {
     t.sink.resize(p.q_heads);
     for (auto& x : t.sink) x = 2.0f * u(g);
@@ -144,10 +154,11 @@ inline std::vector<float> RunProblem(const Tensors& t, const CallFn& fn) {
         c.causal = p.causal, c.window_left = p.window_left, c.window_right = p.window_right;
         c.scale = t.scale, c.softcap = p.softcap;
         if (p.bias) {
-          c.bias = t.bias.data() + t.BiasStride(0) * b + t.BiasStride(1) * h0 + t.BiasStride(2) * i0;
-          c.bias_head_stride = t.BiasStride(1), c.bias_row_stride = t.BiasStride(2);
-          c.bias_key_stride = t.BiasStride(3);
+          c.bias.data = t.bias.data() + t.BiasStride(0) * b + t.BiasStride(1) * h0 + t.BiasStride(2) * i0;
+          c.bias.head_stride = t.BiasStride(1), c.bias.row_stride = t.BiasStride(2);
+          c.bias.key_stride = t.BiasStride(3);
         }
+        if (p.key_mask) c.mask.data = t.key_mask.data() + b * p.keys, c.mask.key_stride = 1;
         if (p.sink) c.sink = t.sink.data() + h0;
         fn(c, scratch.data(), b, h0, i0);
       }
@@ -203,6 +214,7 @@ inline Exact ExactProblem(const Tensors& t) {
           double v = dot * t.scale;
           if (p.softcap > 0.0f) v = p.softcap * std::tanh(v / p.softcap);
           if (p.bias) v += t.BiasAt(b, h, i, j);
+          if (p.key_mask) v += t.key_mask[b * p.keys + j];
           s[j] = v;
           m = std::max(m, v);
           if (std::isfinite(v))

@@ -14,8 +14,11 @@
 //   V    key j, element e at v[j * v_row_stride + e]       (same type as K), e < v_head_size
 //   out  element (g, i, e) at out[g * out_head_stride + i * out_row_stride + e], f32,
 //        overwritten (also used as the running accumulator while the call runs)
-//   bias element (g, i, j) at bias[g * bias_head_stride + i * bias_row_stride +
-//        j * bias_key_stride] (any strides, 0 to broadcast), or null
+//   bias, mask  two additive terms (AttentionBias): element (g, i, j) at
+//        data[g * head_stride + i * row_stride + j * key_stride] (any strides, 0 to
+//        broadcast), or absent (data null). `bias` carries attention_bias or a float attn_mask,
+//        `mask` a key padding or boolean mask the operator turned into 0 / -inf (or 0 /
+//        mask_filter_value), so two such inputs need no combined copy
 //   sink sink[g] (one logit per query head), or null
 //
 // Key j is visible to row (g, i) at position p = q_pos + i when
@@ -25,7 +28,7 @@
 //   and (window_right < 0 || j <= p + window_right).
 // For each visible key
 //   s_j = scale * sum_d q_d k_jd;  if softcap > 0: s_j = softcap * tanh(s_j / softcap);
-//   s_j += bias(g, i, j)
+//   s_j = s_j + bias(g, i, j) + mask(g, i, j)
 // and, with m = max(max_j s_j, sink[g]) (sink absent: no term),
 //   out = sum_j exp(s_j - m) v_j / (sum_j exp(s_j - m) + exp(sink[g] - m)).
 // A row without visible keys, or whose visible scores are all -inf (a boolean mask turned into
@@ -44,6 +47,12 @@ namespace vt::kernels {
 
 // Element type of the K and V rows (the KV cache's type).
 enum class AttentionKv : uint8_t { kF32, kF16 };
+
+// An additive term of the scores (see the contract above).
+struct AttentionBias {
+  const float* data = nullptr;
+  ptrdiff_t head_stride = 0, row_stride = 0, key_stride = 0;
+};
 
 struct AttentionCall {
   size_t heads = 1;        // query heads in the call, all reading this K / V
@@ -69,8 +78,8 @@ struct AttentionCall {
 
   float scale = 1.0f;
   float softcap = 0.0f;  // <= 0: none
-  const float* bias = nullptr;
-  ptrdiff_t bias_head_stride = 0, bias_row_stride = 0, bias_key_stride = 0;
+  AttentionBias bias;
+  AttentionBias mask;
   const float* sink = nullptr;
 };
 
@@ -108,7 +117,7 @@ void attention_f32f16kv_f32_8x128_avx2(const AttentionCall& call, float* scratch
 // The stage of the score matrix an operator outputs besides `out`:
 //   kScaled          scale * q.k
 //   kSoftcapped      after softcap (kScaled when softcap <= 0)
-//   kMasked          softcapped + bias, -inf where the key is not visible
+//   kMasked          softcapped + bias + mask, -inf where the key is not visible
 //   kProbabilities   the softmax (with the sink in the denominator); 0 where not visible and
 //                    on rows without visible keys
 enum class AttentionScoresStage : uint8_t { kScaled, kSoftcapped, kMasked, kProbabilities };

@@ -105,6 +105,9 @@ typename T::V ScoreGroupLong(const AttentionCall& c, const float* q, size_t jg, 
   return T::ReduceKeys(acc);
 }
 
+// Decode path: raw dot products q.k of every row of the tile over its visible keys, into the
+// score tile (row rr at tile + rr * pitch, column j - j0). Rows outside, key groups inside:
+// the q vectors stay in registers (keys outside measured 7% slower).
 template <class T, class E, size_t ND>
 void ScoresTile(const AttentionCall& c, const Tile& t, float* tile, size_t pitch) {
   using V = typename T::V;

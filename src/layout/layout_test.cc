@@ -274,5 +274,45 @@ TEST(LayoutTest, EqualityAndHash) {
       << std::hex << Layout::Contiguous({2, 3}, Encoding::kF32).Hash();
 }
 
+// KV cache presets: addresses by the documented formulas, room for appended positions, the
+// text form round trip, and recognition (also of a slice back to the valid positions).
+TEST(LayoutTest, KvCacheLayoutsAddressAndRoundTrip) {
+  const int64_t b = 2, n = 3, s = 5, cap = 8, h = 7;
+  for (KvCacheOrder order : {KvCacheOrder::kHeadMajor, KvCacheOrder::kSequenceMajor}) {
+    auto l = KvCacheLayout(b, n, s, cap, h, order, Encoding::kF16);
+    ASSERT_TRUE(l.ok()) << l.status().ToString();
+    EXPECT_TRUE(l->is_strided());
+    EXPECT_EQ(l->shape(), (Shape{b, n, s, h}));
+    ForEachIndex(l->shape(), [&](const std::vector<int64_t>& i) {
+      const int64_t want = order == KvCacheOrder::kHeadMajor
+                               ? ((i[0] * n + i[1]) * cap + i[2]) * h + i[3]
+                               : ((i[0] * cap + i[2]) * n + i[1]) * h + i[3];
+      ASSERT_EQ(l->ElementIndex(i.data()), want) << KvCacheOrderName(order);
+      ASSERT_EQ(l->Locate(i.data()).byte, want * 2);
+    });
+    auto parsed = ParseLayout(LayoutToText(*l));
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    EXPECT_EQ(*parsed, *l);
+    auto m = MatchKvCacheLayout(*parsed);
+    ASSERT_TRUE(m.has_value()) << LayoutToText(*l);
+    EXPECT_EQ(m->order, order);
+    EXPECT_EQ(m->capacity, cap);
+    // The full-capacity cache sliced to its first 3 positions is the same kind of cache.
+    auto full = KvCacheLayout(b, n, cap, cap, h, order);
+    auto sliced = full->Slice(2, 0, 1, 3);
+    ASSERT_TRUE(sliced.ok());
+    auto ms = MatchKvCacheLayout(*sliced);
+    ASSERT_TRUE(ms.has_value());
+    EXPECT_EQ(ms->order, order);
+    EXPECT_EQ(ms->capacity, cap);
+  }
+  EXPECT_FALSE(MatchKvCacheLayout(Layout::Contiguous({2, 3, 5})).has_value());
+  EXPECT_FALSE(MatchKvCacheLayout(*Layout::Contiguous({2, 3, 5, 7}).Transpose({0, 1, 3, 2}))
+                   .has_value());
+  const auto bad = KvCacheLayout(1, 2, 9, 8, 4, KvCacheOrder::kHeadMajor);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("capacity 8"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vt

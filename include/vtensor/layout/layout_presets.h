@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "vtensor/layout/layout.h"
 
@@ -32,5 +33,32 @@ Expected<Layout> GemmWeightPanels(const Shape& b_shape, bool trans_b, int64_t pa
 // size of 1 or 2 (then "blocks" are single elements / nibble pairs).
 Expected<Layout> BlockQuantizedWeight(int64_t n, int64_t k, Encoding encoding, BlockOrder order,
                                       int64_t rows = 0);
+
+// The key or value cache of one attention layer (docs/attention.md). Logical shape
+// [batch, kv_heads, seq_len, head_size], ONNX Runtime's past_key / present_key order whatever
+// the storage; each (batch, head) has room for `capacity` >= seq_len positions, so a decode step
+// appends position seq_len in place. A strided layout (kernels index it directly):
+//   kHeadMajor      BNSH, ONNX Runtime's GroupQueryAttention cache: element (b, n, s, h) at
+//                   ((b * kv_heads + n) * capacity + s) * head_size + h; one head's keys are
+//                   contiguous rows of head_size.
+//   kSequenceMajor  BSNH, a token's heads side by side: ((b * capacity + s) * kv_heads + n) *
+//                   head_size + h; key rows of one head are kv_heads * head_size apart.
+// `encoding` is the element type (kF32, kF16, ...). Errors: InvalidArgument naming the dims when
+// one is negative or capacity < seq_len.
+enum class KvCacheOrder : uint8_t { kHeadMajor, kSequenceMajor };
+Expected<Layout> KvCacheLayout(int64_t batch, int64_t kv_heads, int64_t seq_len, int64_t capacity,
+                               int64_t head_size, KvCacheOrder order,
+                               Encoding encoding = Encoding::kF32);
+
+// What KvCacheLayout built `layout` from, when it is such a layout (any sizes): the order and
+// the capacity. nullopt for any other layout. Lets the planner and --explain name a cache.
+struct KvCacheGeometry {
+  KvCacheOrder order = KvCacheOrder::kHeadMajor;
+  int64_t capacity = 0;
+};
+std::optional<KvCacheGeometry> MatchKvCacheLayout(const Layout& layout);
+
+// "kv_cache.bnsh" or "kv_cache.bsnh".
+const char* KvCacheOrderName(KvCacheOrder order);
 
 }  // namespace vt

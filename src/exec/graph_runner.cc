@@ -4,6 +4,8 @@
 
 #include <unordered_set>
 
+#include "vtensor/graph/node_status.h"
+
 namespace vt {
 
 std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
@@ -192,8 +194,10 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
       } else if (s <= -2) {
         v = outer_vals[static_cast<size_t>(-2 - s)];
         if (v == nullptr)
-          return InvalidArgument(np.node->Describe() + ": input '" +
-                                 outer_names_[static_cast<size_t>(-2 - s)] + "' is not defined");
+          return AnnotateNode(InvalidArgument("input '" +
+                                              outer_names_[static_cast<size_t>(-2 - s)] +
+                                              "' is not defined"),
+                              *np.node);
       }
       ins.push_back(v);
     }
@@ -201,11 +205,7 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
     KernelContext ctx(*np.node, std::move(ins), &outs, this, threads);
     Status st = np.kernel->Compute(ctx);
     ins = ctx.TakeInputs();
-    if (!st.ok()) {
-      if (st.message().find(np.node->Describe()) == std::string::npos)
-        st.WithContext(np.node->Describe());
-      return st;
-    }
+    if (!st.ok()) return AnnotateNode(std::move(st), *np.node);
     for (size_t o = 0; o < np.out_slots.size(); ++o)
       if (np.out_slots[o] >= 0) slots[static_cast<size_t>(np.out_slots[o])] = std::move(outs[o]);
     for (int s : np.release_after) {

@@ -72,8 +72,7 @@ Status RangeCompute(KernelContext& ctx) {
     }
     return Status::Ok();
   });
-  if (s.code() == StatusCode::kUnimplemented) return ctx.Unsupported(s.message());
-  return s;
+  return ctx.Annotate(std::move(s));
 }
 
 Status EyeLikeCompute(KernelContext& ctx) {

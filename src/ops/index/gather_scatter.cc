@@ -85,7 +85,7 @@ Status ScatterElementsImpl(KernelContext& ctx, Reduction red) {
     }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 
@@ -147,7 +147,7 @@ Status ScatterNDCompute(KernelContext& ctx) {
         Combine(dst[offs[static_cast<size_t>(t)] + e], src[t * slice + e], red);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

@@ -74,7 +74,7 @@ Status NonZeroCompute(KernelContext& ctx) {
       if (IsNonZero(p[i])) flat.push_back(i);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   // A scalar behaves like a 1-element vector (numpy.nonzero on atleast_1d).
   const int rank = std::max(x.rank(), 1);
   const int64_t nnz = static_cast<int64_t>(flat.size());

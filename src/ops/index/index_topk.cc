@@ -87,7 +87,7 @@ Status TopKCompute(KernelContext& ctx) {
       return Status::Ok();
     }
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

@@ -237,7 +237,7 @@ Status EinsumCompute(KernelContext& ctx) {
   for (size_t i = 0; i < terms.size(); ++i) {
     bool ell = false;
     auto term = ParseTerm(terms[i], ins[i].rank(), ellipsis_rank, &ell);
-    if (!term.ok()) return ctx.Error(term.status().message());
+    if (!term.ok()) return ctx.Annotate(term.take_status());
     for (size_t d = 0; d < term->labels.size(); ++d) {
       const int l = term->labels[d];
       const int64_t n = ins[i].dim(static_cast<int>(d));
@@ -249,7 +249,7 @@ Status EinsumCompute(KernelContext& ctx) {
       if (l < kEllipsisBase) ++uses[l];
     }
     auto diag = Diagonal(ins[i], term->labels);
-    if (!diag.ok()) return ctx.Error(diag.status().message());
+    if (!diag.ok()) return ctx.Annotate(diag.take_status());
     ops.push_back(*diag);
   }
 
@@ -257,7 +257,7 @@ Status EinsumCompute(KernelContext& ctx) {
   if (arrow != std::string::npos) {
     bool ell = false;
     auto term = ParseTerm(eq.substr(arrow + 2), -1, ellipsis_rank, &ell);
-    if (!term.ok()) return ctx.Error(term.status().message());
+    if (!term.ok()) return ctx.Annotate(term.take_status());
     out_labels = term->labels;
     for (int l : out_labels) {
       if (!sizes.count(l)) return ctx.Error("output label does not appear in any input");

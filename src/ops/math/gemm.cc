@@ -130,7 +130,7 @@ class GemmKernel final : public OpKernel {
                    static_cast<T>(beta_), c.defined() ? &c : nullptr, Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

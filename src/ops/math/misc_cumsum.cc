@@ -55,7 +55,7 @@ Status CumSumCompute(KernelContext& ctx) {
       return Status::Ok();
     }
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

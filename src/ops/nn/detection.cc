@@ -252,7 +252,7 @@ Status RoiAlignCompute(KernelContext& ctx) {
                     scale, hp, mx, out.mutable_data<T>());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

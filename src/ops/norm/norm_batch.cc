@@ -130,7 +130,7 @@ Status BatchNormCompute(KernelContext& ctx) {
                ctx.threads());
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   FinishOutput(ctx, 0, dt, y);
   if (!training) return Status::Ok();

@@ -65,7 +65,7 @@ Status LayerNormCompute(KernelContext& ctx) {
   const int rank = x0.rank();
   if (rank == 0) return ctx.Error("X must have rank >= 1");
   auto axis_n = NormalizeAxis(ctx.node().GetInt("axis", -1), rank);
-  if (!axis_n.ok()) return ctx.Error(axis_n.status().message());
+  if (!axis_n.ok()) return ctx.Annotate(axis_n.take_status());
   const int axis = static_cast<int>(*axis_n);
   const double eps = ctx.node().GetFloat("epsilon", 1e-5f);
   const DType stash = StashDType(ctx.node().GetInt("stash_type", 1));
@@ -85,12 +85,12 @@ Status LayerNormCompute(KernelContext& ctx) {
   const DType cdt = x.dtype();
   bool scale_rows = false, bias_rows = false;
   auto scale = PrepareParam(scale0, cdt, x0.shape(), axis, &scale_rows);
-  if (!scale.ok()) return ctx.Error("Scale: " + scale.status().message());
+  if (!scale.ok()) return ctx.Annotate(scale.take_status().WithContext("Scale"));
   Tensor bias;
   if (!kRms && ctx.has_input(2)) {
     VT_ASSIGN_OR_RETURN(Tensor b0, ctx.RequireTensor(2));
     auto b = PrepareParam(b0, cdt, x0.shape(), axis, &bias_rows);
-    if (!b.ok()) return ctx.Error("B: " + b.status().message());
+    if (!b.ok()) return ctx.Annotate(b.take_status().WithContext("B"));
     bias = *b;
   }
 
@@ -128,7 +128,7 @@ Status LayerNormCompute(KernelContext& ctx) {
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   const size_t inv_out = kRms ? 1 : 2;
   if (!kRms && ctx.output_requested(1)) {

@@ -48,7 +48,7 @@ Status LrnCompute(KernelContext& ctx) {
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();
 }

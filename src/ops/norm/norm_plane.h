@@ -49,7 +49,7 @@ Status RunPlaneNorm(KernelContext& ctx, const Tensor& x0, int64_t rows, RowFn&& 
     ParallelRows(rows, 3 * x.numel(), ctx.threads(), [&](int64_t r) { row(px, py, r); });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();
 }

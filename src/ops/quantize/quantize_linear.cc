@@ -56,7 +56,7 @@ Status QuantizeCompute(KernelContext& ctx) {
         }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 
@@ -101,7 +101,7 @@ Status DequantizeCompute(KernelContext& ctx) {
     else run(y.mutable_data<float>());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, out_dt, y);
   return Status::Ok();
 }

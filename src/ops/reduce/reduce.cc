@@ -235,7 +235,7 @@ Status Reduce(KernelContext& ctx, Kind kind, int64_t axes_input_opset) {
                      out.mutable_data<T>(), ctx.threads());
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   if (via_double) {
     Tensor real = ctx.AllocOutput(0, dt, plan.out_shape);

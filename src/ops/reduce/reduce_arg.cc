@@ -56,7 +56,7 @@ Status ArgCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   if (x0.rank() == 0) return ctx.Error("input must have rank >= 1");
   auto axis = NormalizeAxis(ctx.node().GetInt("axis", 0), x0.rank());
-  if (!axis.ok()) return ctx.Error(axis.status().message());
+  if (!axis.ok()) return ctx.Annotate(axis.take_status());
   const bool keepdims = ctx.node().GetInt("keepdims", 1) != 0;
   const bool last = ctx.node().GetInt("select_last_index", 0) != 0;
   const int a = static_cast<int>(*axis);
@@ -82,7 +82,7 @@ Status ArgCompute(KernelContext& ctx) {
     else ArgTyped<T, kMax, false>(x.data<T>(), outer, n, inner, po, ctx.threads());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

@@ -102,7 +102,7 @@ Status WriteOutput(KernelContext& ctx, DType dt, const Shape& shape, const std::
     for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<T>(v[i]);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

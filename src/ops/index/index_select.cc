@@ -67,7 +67,7 @@ Status NonZeroCompute(KernelContext& ctx) {
   Tensor x = x0.Contiguous();
   const int64_t n = x.numel();
   std::vector<int64_t> flat;
-  Status st = DispatchAll(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* p = x.data<T>();
     for (int64_t i = 0; i < n; ++i)

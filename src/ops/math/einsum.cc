@@ -111,7 +111,7 @@ Labeled SumOut(const Labeled& x, const std::set<int>& drop) {
   const int64_t rows = NumElements(out_shape);
   const int64_t n = rows > 0 ? c.numel() / std::max<int64_t>(rows, 1) : 0;
   Tensor out = Tensor::Empty(c.dtype(), out_shape);
-  (void)DispatchNumeric(c.dtype(), [&](auto tag) -> Status {
+  (void)DispatchElem<kSetFloatInt>(c.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* p = c.data<T>();
     T* q = out.mutable_data<T>();
@@ -174,7 +174,7 @@ Labeled Contract(const Labeled& a0, const Labeled& b0, const std::set<int>& keep
   Shape cs;
   for (int l : co) cs.push_back(sizes.at(l));
   Tensor c = Tensor::Empty(at.dtype(), cs);
-  (void)DispatchNumeric(at.dtype(), [&](auto tag) -> Status {
+  (void)DispatchElem<kSetFloatInt>(at.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* pa = at.data<T>();
     const T* pb = bt.data<T>();

@@ -124,7 +124,7 @@ class GemmKernel final : public OpKernel {
 
     if (!IsF32Computable(dt)) {
       Tensor a = A.Contiguous(), b = B.Contiguous(), c = C.defined() ? C.Contiguous() : C;
-      Status st = DispatchInt(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
         IntGemm<T>(M, N, K, a.data<T>(), trans_a_, b.data<T>(), trans_b_, static_cast<T>(alpha_),
                    static_cast<T>(beta_), c.defined() ? &c : nullptr, Y.mutable_data<T>());

@@ -149,12 +149,12 @@ class MatMulKernel final : public OpKernel {
 
     if (!IsF32Computable(dt)) {
       Tensor a = A.Contiguous(), b = B.Contiguous();
-      Status st = DispatchInt(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
         IntMatMul<T>(s, a.data<T>(), b.data<T>(), Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

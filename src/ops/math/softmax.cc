@@ -143,7 +143,7 @@ Status SoftmaxCompute(KernelContext& ctx) {
   Tensor x = WidenForCompute(x0);
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
   if (x.numel() > 0) {
-    Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
       using T = decltype(tag);
       const T* px = x.data<T>();
       T* py = y.mutable_data<T>();

@@ -246,7 +246,7 @@ Status RoiAlignCompute(KernelContext& ctx) {
   if (samples > kMaxSamples) return ctx.Error("rois need too many bilinear samples");
   Tensor out = ctx.AllocOutput(0, x.dtype(), {R, C, oh, ow});
   const bool hp = ctm == "half_pixel", mx = mode == "max";
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     RoiAlignImpl<T>(x.data<T>(), C, H, W, rois.data<T>(), bidx.data(), R, oh, ow, sampling,
                     scale, hp, mx, out.mutable_data<T>());

@@ -96,7 +96,7 @@ Status LayerNormCompute(KernelContext& ctx) {
 
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
   std::vector<double> means(static_cast<size_t>(outer)), invs(static_cast<size_t>(outer));
-  Status st = DispatchFloat(cdt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(cdt, [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* ps = scale->data<T>();

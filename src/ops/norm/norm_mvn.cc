@@ -46,7 +46,7 @@ Status MvnCompute(KernelContext& ctx) {
   // Result in the arranged order; permuted back below when the plan transposed.
   Tensor arranged = plan.perm.empty() ? AllocComputeOutput(ctx, 0, dt, x0.shape())
                                       : Tensor::Empty(x.dtype(), x.shape());
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = arranged.mutable_data<T>();

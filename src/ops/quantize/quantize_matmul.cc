@@ -150,7 +150,7 @@ Status QLinearMatMulCompute(KernelContext& ctx) {
     return ctx.Unsupported(std::string("output dtype ") + DTypeName(y_zp.dtype()));
   const int64_t zy = y_zp.GetInt64(0);
   Tensor y = ctx.AllocOutput(0, y_zp.dtype(), plan.out_shape);
-  Status st = DispatchInt(y.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetInt>(y.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);
     Q* py = y.mutable_data<Q>();
     const int64_t total = static_cast<int64_t>(acc->size());

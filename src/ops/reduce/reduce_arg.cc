@@ -75,7 +75,7 @@ Status ArgCompute(KernelContext& ctx) {
   Tensor out = ctx.AllocOutput(0, DType::kInt64, out_shape);
   if (out.numel() == 0) return Status::Ok();
   Tensor x = WidenForCompute(x0);  // 16-bit floats compare exactly after widening
-  Status st = DispatchNumeric(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloatInt>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     int64_t* po = out.mutable_data<int64_t>();
     if (last) ArgTyped<T, kMax, true>(x.data<T>(), outer, n, inner, po, ctx.threads());

@@ -95,7 +95,7 @@ Status WriteOutput(KernelContext& ctx, DType dt, const Shape& shape, const std::
     }
     return Status::Ok();
   }
-  Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     Tensor out = ctx.AllocOutput(0, dt, shape);
     T* o = out.mutable_data<T>();

@@ -1,25 +1,15 @@
 #include "vtensor/tensor/storage.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <new>
+
+#include "vtensor/base/aligned_alloc.h"
 
 namespace vt {
-
-namespace {
-uint8_t* AlignedAlloc(size_t bytes) {
-  size_t n = (bytes + 63) / 64 * 64;
-  if (n == 0) n = 64;
-  void* p = std::aligned_alloc(64, n);
-  if (p == nullptr) throw std::bad_alloc();
-  return static_cast<uint8_t*>(p);
-}
-}  // namespace
 
 std::shared_ptr<Storage> Storage::AllocateUninitialized(size_t bytes) {
   auto s = std::shared_ptr<Storage>(new Storage());
   s->kind_ = Kind::kHeap;
-  s->data_ = AlignedAlloc(bytes);
+  s->data_ = static_cast<uint8_t*>(AllocateAlignedBytes(bytes));
   s->size_ = bytes;
   return s;
 }
@@ -63,7 +53,7 @@ std::shared_ptr<Storage> Storage::FromMap(std::shared_ptr<MappedFile> file, size
 }
 
 Storage::~Storage() {
-  if (kind_ == Kind::kHeap) std::free(const_cast<uint8_t*>(data_));
+  if (kind_ == Kind::kHeap) FreeAligned(data_);
 }
 
 }  // namespace vt

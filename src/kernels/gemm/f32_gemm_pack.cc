@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
 
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -17,10 +16,7 @@ void AlignedFloats::Resize(size_t n) {
   }
   // Round up so that repeated small growth does not reallocate every call.
   size_t cap = std::max(n, capacity_ + capacity_ / 2);
-  size_t bytes = (cap * sizeof(float) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, bytes);
-  if (p == nullptr) throw std::bad_alloc();
-  p_.reset(static_cast<float*>(p));
+  p_ = AllocateAlignedArray<float>(cap);
   size_ = n;
   capacity_ = cap;
 }

@@ -16,8 +16,9 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
+
+#include "vtensor/base/aligned_alloc.h"
 
 namespace vt::kernels {
 
@@ -33,10 +34,7 @@ class AlignedFloats {
   const float* data() const { return p_.get(); }
 
  private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
-  std::unique_ptr<float[], Free> p_;
+  AlignedArray<float> p_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

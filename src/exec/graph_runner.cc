@@ -4,9 +4,20 @@
 
 #include <unordered_set>
 
+#include "vtensor/base/host_memory.h"
+
 namespace vt {
 
+// Buffers of host-arena size go back to the arena when released (their storage is dropped):
+// its size classes, and its reuse of a cached block up to 4x larger, let a released buffer
+// serve later requests of other sizes, where this pool matches exact sizes only; the first run
+// then faults in less fresh memory (base/host_memory.h).
+namespace {
+bool ArenaSized(size_t bytes) { return bytes >= kHostArenaMinBytes && HostArenaEnabled(); }
+}  // namespace
+
 std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
+  if (ArenaSized(bytes)) return Storage::AllocateUninitialized(bytes);
   auto it = free_.find(bytes);
   if (it != free_.end() && !it->second.empty()) {
     auto s = std::move(it->second.back());
@@ -18,7 +29,7 @@ std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
 }
 
 void BufferPool::Put(std::shared_ptr<Storage> s) {
-  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1) return;
+  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1 || ArenaSized(s->size())) return;
   constexpr size_t kMaxPooled = size_t{1} << 31;
   if (pooled_bytes_ + s->size() > kMaxPooled) return;
   pooled_bytes_ += s->size();

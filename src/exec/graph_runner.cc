@@ -2,13 +2,25 @@
 
 #include <omp.h>
 
+#include "exec/unsupported_ops.h"
+
 #include <unordered_set>
 
+#include "vtensor/base/host_memory.h"
 #include "vtensor/graph/node_status.h"
 
 namespace vt {
 
+// Buffers of host-arena size go back to the arena when released (their storage is dropped):
+// its size classes, and its reuse of a cached block up to 4x larger, let a released buffer
+// serve later requests of other sizes, where this pool matches exact sizes only; the first run
+// then faults in less fresh memory (base/host_memory.h).
+namespace {
+bool ArenaSized(size_t bytes) { return bytes >= kHostArenaMinBytes && HostArenaEnabled(); }
+}  // namespace
+
 std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
+  if (ArenaSized(bytes)) return Storage::AllocateUninitialized(bytes);
   auto it = free_.find(bytes);
   if (it != free_.end() && !it->second.empty()) {
     auto s = std::move(it->second.back());
@@ -20,7 +32,7 @@ std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
 }
 
 void BufferPool::Put(std::shared_ptr<Storage> s) {
-  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1) return;
+  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1 || ArenaSized(s->size())) return;
   constexpr size_t kMaxPooled = size_t{1} << 31;
   if (pooled_bytes_ + s->size() > kMaxPooled) return;
   pooled_bytes_ += s->size();
@@ -130,29 +142,6 @@ void GraphRunner::PlanReleases(std::vector<int>* last_use) {
       if (s >= 0 && (*last_use)[static_cast<size_t>(s)] < 0) np.release_after.push_back(s);
 }
 
-namespace {
-
-// The first few unsupported operators of a graph, so one error lists them all.
-struct UnsupportedOps {
-  std::vector<std::string> messages;  // at most kShown
-  size_t count = 0;
-  static constexpr size_t kShown = 8;
-
-  void Add(const Status& st) {
-    if (messages.size() < kShown) messages.push_back(st.message());
-    ++count;
-  }
-  Status ToStatus() const {
-    std::string msg = messages[0];
-    for (size_t i = 1; i < messages.size(); ++i) msg += "; " + messages[i];
-    if (count > messages.size())
-      msg += "; and " + std::to_string(count - messages.size()) + " more";
-    return Unimplemented(msg);
-  }
-};
-
-}  // namespace
-
 Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, const Model& model,
                                                              BufferPool* pool,
                                                              WeightProvider* provider) {
@@ -180,7 +169,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     if (!k.ok()) {
       // Keep going on unsupported ops so one error lists all of them.
       if (k.status().code() != StatusCode::kUnimplemented) return with_file(k.take_status());
-      unsupported.Add(k.status());
+      unsupported.Add(node, k.status());
       continue;
     }
     r->plan_[p].kernel = std::move(k).value();
@@ -188,7 +177,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     // compiled-tensor cache, at load like every other weight).
     r->PrepareSubgraphs(node);
   }
-  if (unsupported.count > 0) return with_file(unsupported.ToStatus());
+  if (!unsupported.empty()) return with_file(Unimplemented(unsupported.Message()));
   r->PlanReleases(&last_use);
   return r;
 }

@@ -1,15 +1,26 @@
 #include "vtensor/tensor/storage.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
-#include "vtensor/base/aligned_alloc.h"
+#include "vtensor/base/host_memory.h"
 
 namespace vt {
+
+namespace {
+// Host memory keeps freed buffers faulted in for the next run (base/host_memory.h).
+uint8_t* AlignedAlloc(size_t bytes) {
+  void* p = HostAlloc(bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return static_cast<uint8_t*>(p);
+}
+}  // namespace
 
 std::shared_ptr<Storage> Storage::AllocateUninitialized(size_t bytes) {
   auto s = std::shared_ptr<Storage>(new Storage());
   s->kind_ = Kind::kHeap;
-  s->data_ = static_cast<uint8_t*>(AllocateAlignedBytes(bytes));
+  s->data_ = AlignedAlloc(bytes);
   s->size_ = bytes;
   return s;
 }
@@ -53,7 +64,7 @@ std::shared_ptr<Storage> Storage::FromMap(std::shared_ptr<MappedFile> file, size
 }
 
 Storage::~Storage() {
-  if (kind_ == Kind::kHeap) FreeAligned(data_);
+  if (kind_ == Kind::kHeap) HostFree(const_cast<uint8_t*>(data_), size_);
 }
 
 }  // namespace vt

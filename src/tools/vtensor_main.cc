@@ -36,7 +36,7 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   cmd->add_option("model", bench.model, "ONNX model file")->required();
   cmd->add_option("--data", bench.data_dir, "directory with input_N.pb");
   cmd->add_option("--runs", bench.runs, "timed runs (default 20)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--warmup", bench.warmup, "untimed runs first (default 2)");
+  cmd->add_option("--warmup", bench.warmup, "untimed runs after the first run (default 2)");
   cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
   AddSessionFlags(cmd, &bench.session);
@@ -99,7 +99,7 @@ CLI::App* AddBenchLoad(CLI::App& app, vt::cli::BenchLoadArgs& bench_load) {
   cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--ort", bench_load.ort,
-                  "node_modules dir with onnxruntime-node ('none' skips ORT)");
+                  "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   cmd->add_flag("--json", bench_load.json, "as JSON");
   return cmd;
 }

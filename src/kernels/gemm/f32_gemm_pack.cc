@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -16,7 +17,10 @@ void AlignedFloats::Resize(size_t n) {
   }
   // Round up so that repeated small growth does not reallocate every call.
   size_t cap = std::max(n, capacity_ + capacity_ / 2);
-  p_ = AllocateAlignedArray<float>(cap);
+  size_t bytes = (cap * sizeof(float) + 63) / 64 * 64;
+  void* p = HostAlloc(bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  p_ = std::unique_ptr<float[], Free>(static_cast<float*>(p), Free{bytes});
   size_ = n;
   capacity_ = cap;
 }

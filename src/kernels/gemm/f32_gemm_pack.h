@@ -16,9 +16,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 
-#include "vtensor/base/aligned_alloc.h"
+#include "vtensor/base/host_memory.h"
 
 namespace vt::kernels {
 
@@ -34,7 +35,13 @@ class AlignedFloats {
   const float* data() const { return p_.get(); }
 
  private:
-  AlignedArray<float> p_;
+  // Scratch comes from host memory (base/host_memory.h): a buffer grown in the first run is
+  // reused, already faulted in, by the next one that needs the same size.
+  struct Free {
+    size_t bytes;  // no default member initializer: it would make Free incomplete here
+    void operator()(float* p) const { HostFree(p, bytes); }
+  };
+  std::unique_ptr<float[], Free> p_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };

@@ -43,7 +43,8 @@ def single(name, op, slots, inputs, outputs, attrs, ref=None, domain="com.micros
             return ref(**dict(zip(keys, arrays)))
     c = Case(name, op, version, ins, outs, attrs={k: v for k, v in attrs.items() if v is not None},
              ref=wrapped, ort=ort, note=note, tol=tol, prefer_ref=prefer_ref, domain=domain,
-             opset=23, extra_opsets=MS if domain else None, node_inputs=names)
+             opset=23 if domain else max(23, version), extra_opsets=MS if domain else None,
+             node_inputs=names)
     c.nodes = [node(op, names, [n for n, _ in outputs], domain=domain,
                     **{k: v for k, v in attrs.items() if v is not None})]
     return c

@@ -97,28 +97,31 @@ void RunAttention(const AttentionProblem& p, const kernels::AttentionKernel& ker
       p.scores != nullptr ? kernels::AttentionMaterializedScratchFloats(max_keys)
                           : kernels::AttentionScratchFloats(group * block, p.head_size);
   const int nt = static_cast<int>(std::min<size_t>(std::max(threads, 1), tasks.size()));
+  auto run = [&](const Task& t, float* scratch) {
+    const kernels::AttentionCall c = MakeCall(p, t);
+    if (p.scores == nullptr) return kernel.ukernel(c, scratch);
+    kernels::AttentionScoresOut qk;
+    qk.stage = p.stage;
+    qk.scores = p.scores + static_cast<ptrdiff_t>(t.b) * p.scores_batch +
+                static_cast<ptrdiff_t>(t.g * group) * p.scores_head +
+                static_cast<ptrdiff_t>(t.r0) * p.scores_row;
+    qk.head_stride = p.scores_head;
+    qk.row_stride = p.scores_row;
+    kernels::AttentionMaterialized(c, qk, scratch);
+  };
+  if (nt <= 1) {  // no OpenMP team: its barriers cost system calls even for one thread
+    kernels::ScopedFlushDenormals ftz;
+    std::vector<float> scratch(scratch_floats);
+    for (const Task& t : tasks) run(t, scratch.data());
+    return;
+  }
   const ptrdiff_t n = static_cast<ptrdiff_t>(tasks.size());
 #pragma omp parallel num_threads(nt)
   {
     kernels::ScopedFlushDenormals ftz;
     std::vector<float> scratch(scratch_floats);
 #pragma omp for schedule(dynamic, 1)
-    for (ptrdiff_t i = 0; i < n; ++i) {
-      const Task& t = tasks[static_cast<size_t>(i)];
-      const kernels::AttentionCall c = MakeCall(p, t);
-      if (p.scores == nullptr) {
-        kernel.ukernel(c, scratch.data());
-        continue;
-      }
-      kernels::AttentionScoresOut qk;
-      qk.stage = p.stage;
-      qk.scores = p.scores + static_cast<ptrdiff_t>(t.b) * p.scores_batch +
-                  static_cast<ptrdiff_t>(t.g * group) * p.scores_head +
-                  static_cast<ptrdiff_t>(t.r0) * p.scores_row;
-      qk.head_stride = p.scores_head;
-      qk.row_stride = p.scores_row;
-      kernels::AttentionMaterialized(c, qk, scratch.data());
-    }
+    for (ptrdiff_t i = 0; i < n; ++i) run(tasks[static_cast<size_t>(i)], scratch.data());
   }
 }
 

@@ -142,3 +142,25 @@ TEST(Rotary, HalvesInterleavedAndPassThrough) {
 
 }  // namespace
 }  // namespace vt::ops
+
+namespace vt::ops {
+namespace {
+
+TEST(KvCacheGrowth, GrowsOnlyTheLatestEndOfItsOwnCaches) {
+  KvCacheGrowth g;
+  Tensor k = g.Allocate(DType::kFloat32, 1, 2, 5, 4), v = g.Allocate(DType::kFloat32, 1, 2, 5, 4);
+  EXPECT_EQ(KvRowsPerHead(k), 128);  // 5 + 64 rounded up to 64
+  Tensor k6, v6, again_k, again_v;
+  ASSERT_TRUE(g.Grow(k, v, 6, &k6, &v6));
+  EXPECT_EQ(k6.shape(), (Shape{1, 2, 6, 4}));
+  EXPECT_EQ(k6.storage(), k.storage());
+  // A second append from the 5-row view would overwrite row 5 of the 6-row one.
+  EXPECT_FALSE(g.Grow(k, v, 6, &again_k, &again_v));
+  EXPECT_TRUE(g.Grow(k6, v6, 128, &again_k, &again_v));
+  EXPECT_FALSE(g.Grow(again_k, again_v, 129, &k6, &v6));  // past the capacity
+  Tensor foreign = Tensor::Zeros(DType::kFloat32, {1, 2, 5, 4});
+  EXPECT_FALSE(g.Grow(foreign, foreign, 6, &k6, &v6));
+}
+
+}  // namespace
+}  // namespace vt::ops

@@ -228,8 +228,8 @@ template <typename T>
 class GqaRun {
  public:
   GqaRun(KernelContext& ctx, const GqaAttrs& a, const GqaInputs& in, const GqaShape& g,
-         const kernels::AttentionKernel& k)
-      : ctx_(ctx), a_(a), in_(in), g_(g), kernel_(k) {}
+         const kernels::AttentionKernel& k, KvCacheGrowth* growth)
+      : ctx_(ctx), a_(a), in_(in), g_(g), kernel_(k), growth_(growth) {}
 
   Status Run() {
     VT_RETURN_IF_ERROR(CheckPositions());
@@ -239,16 +239,23 @@ class GqaRun {
     const T* k_new = g_.packed ? q + g_.N * g_.H : g_.S_kv ? in_.key->data<T>() : nullptr;
     const T* v_new = g_.packed ? q + (g_.N + g_.KV) * g_.H : g_.S_kv ? in_.value->data<T>() : nullptr;
     const int64_t kv_row = g_.packed ? qkv_row : g_.KV * g_.H;
-    Tensor pk = PresentTensor(1), pv = PresentTensor(2);
+    Tensor pk, pv;
+    const bool in_place = Presents(&pk, &pv);
     KvAppend app;
-    app.batch = g_.B, app.heads = g_.KV, app.head_size = g_.H, app.capacity = g_.present;
-    app.past_capacity = g_.P, app.new_rows = g_.S_kv;
+    app.batch = g_.B, app.heads = g_.KV, app.head_size = g_.H;
+    app.capacity = static_cast<size_t>(KvRowsPerHead(pk)), app.rows = g_.present;
+    app.new_rows = g_.S_kv;
     for (int64_t b = 0; b < g_.B; ++b) {
       app.past_rows.push_back(g_.past[b]);
       app.new_at.push_back(g_.past[b]);
     }
     const int threads = ctx_.threads();
-    app.past = in_.past_key != nullptr ? in_.past_key->raw_data() : nullptr;
+    auto past_of = [&](const Tensor* past, const Tensor& present) -> const void* {
+      if (past == nullptr) return nullptr;
+      app.past_capacity = static_cast<size_t>(KvRowsPerHead(*past));
+      return in_place ? present.raw_data() : past->raw_data();
+    };
+    app.past = past_of(in_.past_key, pk);
     AppendKv(app, sizeof(T), pk.raw_mutable_data(), [&](size_t b, size_t h, size_t r, void* dst) {
       const T* src = k_new + (b * g_.S_kv + r) * kv_row + h * g_.H;
       if (a_.do_rotary) {
@@ -259,7 +266,7 @@ class GqaRun {
         std::memcpy(dst, src, g_.H * sizeof(T));
       }
     }, threads);
-    app.past = in_.past_value != nullptr ? in_.past_value->raw_data() : nullptr;
+    app.past = past_of(in_.past_value, pv);
     AppendKv(app, sizeof(T), pv.raw_mutable_data(), [&](size_t b, size_t h, size_t r, void* dst) {
       std::memcpy(dst, v_new + (b * g_.S_kv + r) * kv_row + h * g_.H, g_.H * sizeof(T));
     }, threads);
@@ -284,11 +291,36 @@ class GqaRun {
     return Status::Ok();
   }
 
-  // present_key / present_value: the requested output, else a scratch cache.
-  Tensor PresentTensor(size_t out) {
+  // present_key / present_value. A decode or chunked-prefill step that appends the same rows
+  // to every batch entry right after its past (T = P + S) grows the previous step's present in
+  // place when that is what came back as the past (kv_cache.h); otherwise new caches: with
+  // spare capacity when they are outputs that a next step can grow, exactly sized when the past
+  // is a fixed buffer (P >= T) or nobody asked for them. Returns true when growing in place.
+  bool Presents(Tensor* pk, Tensor* pv) {
+    const DType dt = in_.query.dtype();
+    const bool requested = ctx_.output_requested(1) && ctx_.output_requested(2);
+    bool uniform = in_.past_key != nullptr && !g_.first_prompt && g_.S_kv > 0 &&
+                   g_.present == g_.P + g_.S_kv;
+    for (int64_t b = 0; b < g_.B && uniform; ++b) uniform = g_.past[b] == g_.P;
+    if (requested && uniform &&
+        growth_->Grow(*in_.past_key, *in_.past_value, g_.present, pk, pv)) {
+      ctx_.SetOutput(1, *pk);
+      ctx_.SetOutput(2, *pv);
+      return true;
+    }
     const Shape shape{g_.B, g_.KV, g_.present, g_.H};
-    if (ctx_.output_requested(out)) return ctx_.AllocOutput(out, in_.query.dtype(), shape);
-    return Tensor::Empty(in_.query.dtype(), shape);
+    if (requested && g_.present == g_.P + g_.S_kv) {
+      *pk = growth_->Allocate(dt, g_.B, g_.KV, g_.present, g_.H);
+      *pv = growth_->Allocate(dt, g_.B, g_.KV, g_.present, g_.H);
+      ctx_.SetOutput(1, *pk);
+      ctx_.SetOutput(2, *pv);
+      return false;
+    }
+    for (size_t out : {1, 2}) {
+      Tensor& t = out == 1 ? *pk : *pv;
+      t = ctx_.output_requested(out) ? ctx_.AllocOutput(out, dt, shape) : Tensor::Empty(dt, shape);
+    }
+    return false;
   }
 
   Status Attend(const T* q, int64_t qkv_row, const Tensor& pk, const Tensor& pv);
@@ -298,6 +330,7 @@ class GqaRun {
   const GqaInputs& in_;
   const GqaShape& g_;
   const kernels::AttentionKernel& kernel_;
+  KvCacheGrowth* growth_;
 };
 
 template <typename T>
@@ -330,9 +363,9 @@ Status GqaRun<T>::Attend(const T* q, int64_t qkv_row, const Tensor& pk, const Te
   }
   // K / V: the present caches in place (bf16 widened to f32 first: the kernels read f32 / f16).
   Tensor kf = pk, vf = pv;
-  if constexpr (std::is_same_v<T, BFloat16>) kf = AsF32(pk), vf = AsF32(pv);
+  if constexpr (std::is_same_v<T, BFloat16>) kf = AsF32(pk), vf = AsF32(pv);  // contiguous
   p.kv_type = std::is_same_v<T, Float16> ? kernels::AttentionKv::kF16 : kernels::AttentionKv::kF32;
-  const int64_t cap = g_.present;
+  const int64_t cap = KvRowsPerHead(kf);
   p.k = {kf.raw_data(), g_.KV * cap * H, cap * H, H};
   p.v = {vf.raw_data(), g_.KV * cap * H, cap * H, H};
   Tensor y = ctx_.AllocOutput(0, in_.query.dtype(), Shape{B, S, N * H});
@@ -412,7 +445,14 @@ class GqaKernel final : public OpKernel {
       return &keep.back();
     };
     keep.reserve(16);
-    in.key = opt(1), in.value = opt(2), in.past_key = opt(3), in.past_value = opt(4);
+    // Past caches are read through their rows per head (a KV cache layout stays in place).
+    auto cache = [&](size_t i) -> const Tensor* {
+      const Tensor* t = OptionalInput(ctx, i);
+      if (t == nullptr || KvRowsPerHead(*t) > 0) return t;
+      keep.push_back(t->Contiguous());
+      return &keep.back();
+    };
+    in.key = opt(1), in.value = opt(2), in.past_key = cache(3), in.past_value = cache(4);
     VT_ASSIGN_OR_RETURN(Tensor seqlens, ctx.RequireTensor(5));
     in.seqlens_k = seqlens.Contiguous();
     VT_ASSIGN_OR_RETURN(Tensor total, ctx.RequireTensor(6));
@@ -431,14 +471,15 @@ class GqaKernel final : public OpKernel {
     VT_RETURN_IF_ERROR(CheckShapes(ctx, a_, in, &g));
     VT_RETURN_IF_ERROR(CheckTotals(ctx, total, in, &g));
     VT_RETURN_IF_ERROR(CheckOptional(ctx, a_, in, &g));
-    if (dt == DType::kFloat32) return GqaRun<float>(ctx, a_, in, g, kernel_).Run();
-    if (dt == DType::kFloat16) return GqaRun<Float16>(ctx, a_, in, g, kernel_).Run();
-    return GqaRun<BFloat16>(ctx, a_, in, g, kernel_).Run();
+    if (dt == DType::kFloat32) return GqaRun<float>(ctx, a_, in, g, kernel_, &growth_).Run();
+    if (dt == DType::kFloat16) return GqaRun<Float16>(ctx, a_, in, g, kernel_, &growth_).Run();
+    return GqaRun<BFloat16>(ctx, a_, in, g, kernel_, &growth_).Run();
   }
 
  private:
   GqaAttrs a_;
   const kernels::AttentionKernel& kernel_;
+  KvCacheGrowth growth_;
 };
 
 Expected<std::unique_ptr<OpKernel>> MakeGqa(const KernelInit& init) {

@@ -13,7 +13,7 @@
 #include "tools/compare.h"
 #include "tools/test_data.h"
 #include "vtensor/runtime/session.h"
-#include "vtensor/runtime/weight_form.h"
+#include "vtensor/forms/weight_form.h"
 
 namespace vt {
 namespace {

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ops/elementwise/cast.h"
+#include "ops/fused/fused_act.h"
 #include "ops/elementwise/unary_fast_math.h"
 #include "ops/elementwise/unary_kernel.h"
 
@@ -191,6 +192,15 @@ Status GeluCompute(KernelContext& ctx) {
   if (approx != "none" && approx != "tanh")
     return ctx.Error("attribute approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");
   const bool use_tanh = approx == "tanh";
+  if (ctx.has_input(0) && ctx.input_value(0)->is_tensor() && ctx.input(0).dtype() == DType::kFloat32) {
+    // The f32 case: the vector rows of kernels/rowwise (1 + erf from erfc, no libm call).
+    const Tensor x = ctx.input(0).Contiguous();
+    Tensor y = ctx.AllocOutput(0, DType::kFloat32, x.shape());
+    ApplyActivation(use_tanh ? kernels::RowAct::kGeluTanh : kernels::RowAct::kGeluErf,
+                    x.data<float>(), nullptr, nullptr, y.mutable_data<float>(), 1, x.numel(),
+                    ctx.threads());
+    return Status::Ok();
+  }
   return UnarySame<kSetAllFloat>(ctx, [use_tanh](auto tag) {
     using C = decltype(tag);
     return [use_tanh](C v) -> C {

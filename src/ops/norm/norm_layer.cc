@@ -12,6 +12,9 @@
 // the mean: Y = X / sqrt(mean(X^2) + epsilon) * Scale; its optional output 1 is InvStdDev.
 //
 // A native kernel is required: libonnx 1.12's function expansion of this op crashes.
+#include "kernels/cpu/flush_denormals.h"
+#include "kernels/rowwise/rowwise_table.h"
+#include "ops/fused/fused_rows.h"
 #include "ops/norm/norm_moments.h"
 #include "ops/common/op_util.h"
 #include "ops/common/reduce_dtype.h"
@@ -55,10 +58,58 @@ DType StashDType(int64_t stash) {
   }
 }
 
+// The f32 case of transformer models: normalisation over the last axis with per-channel Scale
+// and B, f32 statistics, no Mean / InvStdDev output. Computed by the row-wise kernels
+// (kernels/rowwise: f32 sums in lanes, within a few ulp of the double statistics below).
+// Returns false when the call is not that case.
+template <bool kRms>
+bool TryRowwise(KernelContext& ctx, const Tensor& x, const Tensor& scale, Status* st) {
+  const int rank = x.rank();
+  if (x.dtype() != DType::kFloat32 || rank < 1 || ctx.node().GetInt("stash_type", 1) != 1) return false;
+  for (size_t o = 1; o < ctx.num_outputs(); ++o)
+    if (ctx.output_requested(o)) return false;
+  auto axis = NormalizeAxis(ctx.node().GetInt("axis", -1), rank);
+  if (!axis.ok() || *axis != rank - 1) return false;
+  const int64_t n = x.dim(rank - 1);
+  auto per_channel = [&](const Tensor& p) {
+    if (p.dtype() != DType::kFloat32 || p.numel() != n || p.rank() < 1 || p.dim(p.rank() - 1) != n)
+      return false;
+    return p.rank() <= rank;
+  };
+  Tensor bias;
+  if (!kRms && ctx.has_input(2)) {
+    auto b = ctx.RequireTensor(2);
+    if (!b.ok()) return false;
+    bias = *b;
+  }
+  if (!per_channel(scale) || (bias.defined() && !per_channel(bias))) return false;
+  Tensor y = ctx.AllocOutput(0, DType::kFloat32, x.shape());
+  if (x.numel() == 0) return *st = Status::Ok(), true;
+  const F32Rows xr = AsF32Rows(x);
+  const Tensor sc = scale.Contiguous(), b = bias.defined() ? bias.Contiguous() : Tensor();
+  const float eps = ctx.node().GetFloat("epsilon", 1e-5f);
+  const auto& k = kernels::DefaultRowwiseKernel();
+  ForRowRanges(xr.rows, 8 * n, ctx.threads(), [&](int64_t r0, int64_t r1) {
+    const kernels::ScopedFlushDenormals ftz;
+    kernels::NormRowsCall c;
+    c.rows = static_cast<size_t>(r1 - r0), c.n = static_cast<size_t>(n);
+    c.x = xr.data + r0 * xr.stride, c.x_stride = xr.stride;
+    c.gamma = sc.data<float>();
+    c.beta = b.defined() ? b.data<float>() : nullptr;
+    c.y = y.mutable_data<float>() + r0 * n, c.y_stride = n;
+    c.epsilon = eps;
+    c.rms = kRms;
+    k.norm(c);
+  });
+  *st = Status::Ok();
+  return true;
+}
+
 template <bool kRms>
 Status LayerNormCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor scale0, ctx.RequireTensor(1));
+  if (Status st; TryRowwise<kRms>(ctx, x0, scale0, &st)) return st;
   const DType dt = x0.dtype();
   if (!IsFloatDType(dt))
     return ctx.Unsupported(std::string("dtype ") + DTypeName(dt) + " not supported");

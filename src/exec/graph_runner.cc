@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include "exec/unsupported_ops.h"
+
 #include <unordered_set>
 
 #include "vtensor/base/host_memory.h"
@@ -101,8 +103,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
   };
 
   std::vector<int> last_use(static_cast<size_t>(r->num_slots_), -1);
-  std::vector<std::string> unsupported;
-  size_t num_unsupported = 0;
+  UnsupportedOps unsupported;
   r->plan_.resize(order.size());
   for (size_t p = 0; p < order.size(); ++p) {
     const Node& node = graph.nodes[order[p]];
@@ -127,8 +128,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     if (!k.ok()) {
       // Keep going on unsupported ops so one error lists all of them.
       if (k.status().code() != StatusCode::kUnimplemented) return with_file(k.take_status());
-      if (unsupported.size() < 8) unsupported.push_back(k.status().message());
-      ++num_unsupported;
+      unsupported.Add(node, k.status());
       continue;
     }
     np.kernel = std::move(k).value();
@@ -145,13 +145,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
             r->subrunners_.emplace(sg, std::move(sub).value());
     }
   }
-  if (num_unsupported > 0) {
-    std::string msg = unsupported[0];
-    for (size_t i = 1; i < unsupported.size(); ++i) msg += "; " + unsupported[i];
-    if (num_unsupported > unsupported.size())
-      msg += "; and " + std::to_string(num_unsupported - unsupported.size()) + " more";
-    return with_file(Unimplemented(msg));
-  }
+  if (!unsupported.empty()) return with_file(Unimplemented(unsupported.Message()));
   for (const auto& o : graph.outputs) {
     int s = ref(o.name);
     r->output_slots_.push_back(s);

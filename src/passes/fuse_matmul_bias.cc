@@ -3,10 +3,12 @@
 // epilogue (docs/transformer-fusion.md):
 //   MatMul(x, W)            W an f32 initializer [K, N]
 //   [Add(., b) | Add(b, .)] b an f32 initializer with N elements over the last axis
-//   [Gelu | Relu | x * Sigmoid(x) [* u]]   the activation (SiLU, SwiGLU with u)
+//   [Gelu | x * Sigmoid(x) [* u]]   the activation (SiLU, SwiGLU with u)
 // Each value inside the chain has exactly one reader (x * Sigmoid(x) reads x twice: those two
 // nodes must be its only readers). A MatMul with neither bias nor activation is left alone.
-// x * Sigmoid(x) [* u] after anything else becomes ai.vtensor Activation.
+// x * Sigmoid(x) after anything else becomes com.microsoft QuickGelu with alpha 1 (the same
+// function, ops/contrib/gelu_ops.cc), x * Sigmoid(x) * u ai.vtensor Activation; both, like
+// Dense, compute on the GELU kernel family.
 #include "passes/pattern_util.h"
 #include "vtensor/graph/fused_ops.h"
 #include "vtensor/passes/pass.h"
@@ -48,10 +50,10 @@ bool ActivationAfter(const GraphIndex& gi, const std::string& v, std::string* ac
   const auto& readers = gi.Readers(v);
   if (readers.size() == 1 && gi.Uses(v) == 1) {
     Node* r = readers[0];
-    if (IsOp(r, "Relu") || (IsOp(r, "Gelu") && r->inputs.size() == 1)) {
+    if (IsOp(r, "Gelu") && r->inputs.size() == 1) {
       const std::string approx = r->GetString("approximate", "none");
-      if (r->op_type == "Gelu" && approx != "none" && approx != "tanh") return false;
-      *act = r->op_type == "Relu" ? "Relu" : approx == "tanh" ? "GeluTanh" : "Gelu";
+      if (approx != "none" && approx != "tanh") return false;
+      *act = approx == "tanh" ? "GeluTanh" : "Gelu";
       nodes->push_back(r);
       *out = r->outputs[0];
       return true;
@@ -132,7 +134,7 @@ size_t FuseMatMulBias(Graph& g) {
                               {mm->inputs[0], mm->inputs[1], bias.empty() ? "" : AsVector(g, bias), mul},
                               out, act));
   }
-  // SiLU / SwiGLU after anything else.
+  // SiLU / SwiGLU after anything else: QuickGelu(alpha 1) / Activation.
   for (auto& node : g.nodes) {
     Node* sig = &node;
     if (!IsOp(sig, "Sigmoid") || sig->inputs.size() != 1 || removed.count(sig)) continue;
@@ -142,7 +144,16 @@ size_t FuseMatMulBias(Graph& g) {
     if (!ActivationAfter(gi, v, &act, &nodes, &out, &mul) || act != "Silu") continue;
     if (!commit(nodes)) continue;
     Node* last = nodes.back();
-    added.push_back(FusedNode("Activation", last->name.empty() ? out : last->name, {v, mul}, out, act));
+    Node n = FusedNode("Activation", last->name.empty() ? out : last->name, {v, mul}, out, act);
+    if (mul.empty()) {
+      n.op_type = "QuickGelu";
+      n.domain = "com.microsoft";
+      n.attrs.clear();
+      Attribute alpha;
+      alpha.name = "alpha", alpha.type = Attribute::Type::kFloat, alpha.f = 1.0f;
+      n.attrs[alpha.name] = alpha;
+    }
+    added.push_back(std::move(n));
   }
   EraseNodes(g, removed);
   for (auto& n : added) g.nodes.push_back(std::move(n));

@@ -70,5 +70,23 @@ TEST(FuseMatMulBiasTest, SwiGluBecomesDenseWithSiluAndMultiplier) {
   EXPECT_EQ(kept.ops["Sigmoid"], 1);
 }
 
+// SiLU / SwiGLU whose input is not a MatMul by a constant: QuickGelu(alpha 1) / Activation.
+TEST(FuseMatMulBiasTest, SiluOfOtherValuesBecomesQuickGeluOrActivation) {
+  for (bool gated : {false, true}) {
+    OnnxBuilder b(17);
+    b.Input("x", {4, kN}).Input("u", {4, kN});
+    b.Node("Sigmoid", {"x"}, {"s"});
+    b.Node("Mul", {"s", "x"}, {gated ? "silu" : "y"});
+    if (gated) b.Node("Mul", {"u", "silu"}, {"y"});
+    b.Output("y", {4, kN});
+    auto r = FuseAndCompare(b, FuseMatMulBias,
+                            {Value(RandomTensor({4, kN}, 4, -9.0f, 9.0f)), Value(RandomTensor({4, kN}, 5))},
+                            1e-6f, 1e-5f);
+    EXPECT_EQ(r.rewrites, 1u);
+    EXPECT_EQ(r.ops, (std::map<std::string, int>{
+                         {gated ? "ai.vtensor:Activation" : "com.microsoft:QuickGelu", 1}}));
+  }
+}
+
 }  // namespace
 }  // namespace vt

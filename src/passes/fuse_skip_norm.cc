@@ -1,13 +1,14 @@
 // fuse-skip-norm (passes/transformer_fusion.h): a residual Add feeding a layer or RMS
-// normalisation becomes one ai.vtensor SkipNorm node that adds, normalises and (when the sum
-// is read elsewhere, as the residual stream is) writes the sum, in one pass over the rows
-// (docs/transformer-fusion.md). Conditions: LayerNormalization / RMSNormalization over the last
-// axis (axis -1 or rank - 1) with only output 0 used and a 1-D Scale (and B); Add of two values
-// whose symbolic shapes are equal (no broadcasting); the normalisation the Add's only reader
-// among nodes of this pattern (its other readers keep reading the sum).
+// normalisation becomes one com.microsoft SkipLayerNormalization / SkipSimplifiedLayerNormalization
+// node (ops/contrib/skip_layer_norm.cc) that adds, normalises and (when the sum is read
+// elsewhere, as the residual stream is) writes the sum as input_skip_bias_sum, in one pass over
+// the rows (docs/transformer-fusion.md). Conditions: LayerNormalization / RMSNormalization over
+// the last axis (axis -1 or rank - 1) of a rank 2 or 3 value (the operators' ranks) with only
+// output 0 used and a 1-D f32 Scale (and B); Add of two values whose symbolic shapes are equal
+// (no broadcasting); the normalisation the Add's only reader among nodes of this pattern (its
+// other readers keep reading the sum).
 #include "passes/pattern_util.h"
 #include "passes/symbolic_shapes.h"
-#include "vtensor/graph/fused_ops.h"
 #include "vtensor/passes/pass.h"
 #include "vtensor/passes/transformer_fusion.h"
 
@@ -43,7 +44,8 @@ size_t FuseSkipNorm(Graph& g) {
     if (extra_out || norm->GetInt("stash_type", 1) != 1) continue;
     auto rank = ss.Rank(norm->inputs[0]);
     const int64_t axis = norm->GetInt("axis", -1);
-    if (!rank || (axis != -1 && axis != static_cast<int64_t>(*rank) - 1)) continue;
+    if (!rank || (*rank != 2 && *rank != 3)) continue;
+    if (axis != -1 && axis != static_cast<int64_t>(*rank) - 1) continue;
     const std::string bias = !rms && norm->inputs.size() > 2 ? norm->inputs[2] : "";
     if (!Is1D(g, norm->inputs[1]) || (!bias.empty() && !Is1D(g, bias))) continue;
     Node* add = gi.Producer(norm->inputs[0], "Add");
@@ -53,19 +55,19 @@ size_t FuseSkipNorm(Graph& g) {
     removed.insert(norm);
     removed.insert(add);
     Node n;
-    n.op_type = "SkipNorm";
-    n.domain = kVtDomain;
+    n.op_type = rms ? "SkipSimplifiedLayerNormalization" : "SkipLayerNormalization";
+    n.domain = "com.microsoft";
     n.opset = 1;
     n.name = norm->name.empty() ? norm->outputs[0] : norm->name;
     n.inputs = {add->inputs[0], add->inputs[1], norm->inputs[1]};
-    if (!bias.empty()) n.inputs.push_back(bias);
-    n.outputs = {norm->outputs[0], sum_read ? add->outputs[0] : ""};
+    if (!bias.empty()) n.inputs.push_back(bias);  // beta
+    // Outputs: output, mean, inv_std_var, input_skip_bias_sum.
+    n.outputs = {norm->outputs[0]};
+    if (sum_read) n.outputs.insert(n.outputs.end(), {"", "", add->outputs[0]});
     Attribute e;
+    // Set always: the two ops' defaults differ (1e-5 and 1e-12).
     e.name = "epsilon", e.type = Attribute::Type::kFloat, e.f = norm->GetFloat("epsilon", 1e-5f);
     n.attrs[e.name] = e;
-    Attribute r;
-    r.name = kRmsAttr, r.type = Attribute::Type::kInt, r.i = rms ? 1 : 0;
-    n.attrs[r.name] = r;
     added.push_back(std::move(n));
   }
   EraseNodes(g, removed);

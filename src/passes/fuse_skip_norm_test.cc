@@ -14,7 +14,7 @@ constexpr int64_t kN = 41;
 
 // The residual stream of a transformer block: h = a + b, y = Norm(h) (LayerNormalization-17
 // or RMSNormalization-23 over the last axis), and h also read by the next residual add when
-// `sum_read`. `b_shape` is b's shape (broadcast when it differs from a's).
+// `sum_read`; fused into com.microsoft SkipLayerNormalization / SkipSimplifiedLayerNormalization. `b_shape` is b's shape (broadcast when it differs from a's).
 OnnxBuilder Residual(bool rms, bool sum_read, const Shape& b_shape = {2, 3, kN}) {
   OnnxBuilder b(rms ? 23 : 17);
   b.Input("a", {2, 3, kN});
@@ -42,15 +42,28 @@ TEST(FuseSkipNormTest, ResidualAddAndNormBecomeOneNode) {
     for (bool sum_read : {false, true}) {
       auto r = FuseAndCompare(Residual(rms, sum_read), FuseSkipNorm, Inputs(), 1e-5f, 1e-5f);
       EXPECT_EQ(r.rewrites, 1u) << rms << sum_read;
-      EXPECT_EQ(r.ops.count("LayerNormalization") + r.ops.count("RMSNormalization"), 0u);
-      EXPECT_EQ(r.ops["Add"], sum_read ? 1 : 0);
+      const char* op = rms ? "com.microsoft:SkipSimplifiedLayerNormalization"
+                           : "com.microsoft:SkipLayerNormalization";
+      std::map<std::string, int> want = {{op, 1}};
+      if (sum_read) want["Add"] = 1;
+      EXPECT_EQ(r.ops, want);
     }
 }
 
-TEST(FuseSkipNormTest, BroadcastingAddIsLeftAlone) {
+TEST(FuseSkipNormTest, BroadcastingAddOrRank4IsLeftAlone) {
   auto r = FuseAndCompare(Residual(false, false, {kN}), FuseSkipNorm, Inputs({kN}));
   EXPECT_EQ(r.rewrites, 0u);
   EXPECT_EQ(r.ops["LayerNormalization"], 1);
+  // SkipLayerNormalization takes ranks 2 and 3 only.
+  OnnxBuilder b(17);
+  b.Input("a", {2, 1, 3, kN}).Input("b", {2, 1, 3, kN});
+  b.RandomInit("gamma", {kN}, 5);
+  b.Node("Add", {"a", "b"}, {"h"});
+  OnnxBuilder::AttrI(b.Node("LayerNormalization", {"h", "gamma"}, {"y"}), "axis", -1);
+  b.Output("y", {2, 1, 3, kN});
+  auto r4 = FuseAndCompare(b, FuseSkipNorm,
+                           {Value(RandomTensor({2, 1, 3, kN}, 1)), Value(RandomTensor({2, 1, 3, kN}, 2))});
+  EXPECT_EQ(r4.rewrites, 0u);
 }
 
 }  // namespace

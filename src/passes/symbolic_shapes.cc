@@ -167,9 +167,6 @@ void SymbolicShapes::VisitFused(const Node& node) {
   r.has_rank = true;
   if (op == "Activation" || op == "RotaryEmbedding") {
     r.dims = x->dims;
-  } else if (op == "SkipNorm") {
-    r.dims = x->dims;
-    if (node.outputs.size() > 1) Set(node.outputs[1], r);
   } else if (op == "Dense") {
     const SymValue* w = In(node, 1);
     if (w == nullptr || w->dims.size() != 2 || x->dims.empty()) return;
@@ -194,8 +191,27 @@ void SymbolicShapes::VisitFused(const Node& node) {
   Set(node.outputs[0], r);
 }
 
+// The com.microsoft operators the fusions write (passes/transformer_fusion.h): outputs of the
+// input's shape (SkipLayerNormalization's input_skip_bias_sum too; its mean and inv_std_var,
+// never written by the fusions, stay unknown).
+void SymbolicShapes::VisitContrib(const Node& node) {
+  const std::string& op = node.op_type;
+  const SymValue* x = In(node, 0);
+  if (x == nullptr || x->dims.empty()) return;
+  SymValue r;
+  r.has_rank = true;
+  r.dims = x->dims;
+  if (op == "QuickGelu") {
+    Set(node.outputs[0], r);
+  } else if (op == "SkipLayerNormalization" || op == "SkipSimplifiedLayerNormalization") {
+    Set(node.outputs[0], r);
+    if (node.outputs.size() > 3 && !node.outputs[3].empty()) Set(node.outputs[3], r);
+  }
+}
+
 void SymbolicShapes::Visit(const Node& node) {
   if (node.domain == kVtDomain && !node.outputs.empty()) return VisitFused(node);
+  if (node.domain == "com.microsoft" && !node.outputs.empty()) return VisitContrib(node);
   if (!node.domain.empty() || node.outputs.empty()) return;
   const std::string& op = node.op_type;
   const std::string& out = node.outputs[0];

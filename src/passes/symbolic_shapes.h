@@ -75,6 +75,7 @@ class SymbolicShapes {
   SymInt Broadcast(SymInt a, SymInt b);
   void Visit(const Node& node);
   void VisitFused(const Node& node);  // the ai.vtensor operators of graph/fused_ops.h
+  void VisitContrib(const Node& node);  // com.microsoft operators the fusions write
   void Set(const std::string& name, SymValue v);
   const SymValue* In(const Node& node, size_t i) const;
   // Known int elements of input i (a constant or derived), or nullopt.

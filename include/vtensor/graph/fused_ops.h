@@ -1,13 +1,12 @@
 // The operators vtensor's transformer fusions write (domain "ai.vtensor", version 1) and the
 // kernels of src/ops/fused run; their contracts are in docs/transformer-fusion.md. Declared
-// here, below passes and ops, so that neither includes the other.
+// here, below passes and ops, so that neither includes the other. Where a com.microsoft
+// operator computes the same thing (SkipLayerNormalization, QuickGelu) the fusions write that
+// instead (passes/transformer_fusion.h).
 //
 //   Dense(X, W, B?, M?)  Y = act(X @ W + B) * M. X [..., K] f32, W a constant f32 [K, N]
 //       (prepacked like MatMul's B), B [N], M of Y's shape; attribute kActivationAttr.
 //   Activation(X, M?)    Y = act(X) * M, M of X's shape; attribute kActivationAttr.
-//   SkipNorm(X, Skip, Scale, B?)  -> (Y, Sum?): Sum = X + Skip (same shapes), Y its layer
-//       normalisation (or RMS normalisation when kRmsAttr = 1) over the last axis with Scale
-//       and B of shape [N]; attribute "epsilon".
 //   RotaryEmbedding(X, Cos, Sin)  Y = X * Cos + rotate_half(X) * Sin over the last axis
 //       (rotate_half(x) = concat(-x[h:], x[:h]), h = half the last dim); Cos and Sin
 //       broadcast to X.
@@ -22,10 +21,9 @@ namespace vt {
 
 inline constexpr const char* kVtDomain = "ai.vtensor";
 
-// Activation names of kActivationAttr: "" (none), "Relu", "Gelu" (erf form), "GeluTanh",
+// Activation names of kActivationAttr: "" (none; Dense only), "Gelu" (erf form), "GeluTanh",
 // "Silu".
 inline constexpr const char* kActivationAttr = "activation";
-inline constexpr const char* kRmsAttr = "rms";
 inline constexpr const char* kBshOutputAttr = "bsh_output";
 
 }  // namespace vt

@@ -3,8 +3,9 @@
 // alone). Each function rewrites the top-level graph of a model in place, returns the number
 // of patterns it rewrote, and leaves results equal to the unfused graph's up to float
 // rounding. The fused nodes are standard operators where one exists (LayerNormalization-17,
-// RMSNormalization-23, Gelu-20) and otherwise the "ai.vtensor" operators of
-// graph/fused_ops.h. Registered as passes (passes/pass.h) under the names in brackets.
+// RMSNormalization-23, Gelu-20), com.microsoft operators of the same computation
+// (SkipLayerNormalization, SkipSimplifiedLayerNormalization, QuickGelu) and otherwise the
+// "ai.vtensor" operators of graph/fused_ops.h. Registered as passes (passes/pass.h) under the names in brackets.
 #pragma once
 
 #include <cstddef>
@@ -39,14 +40,15 @@ size_t FuseAttention(Graph& g);
 size_t FuseRotary(Graph& g);
 
 // [fuse-matmul-bias] MatMul by a constant 2-D f32 weight followed by Add of a constant bias
-// over the last axis, then optionally Gelu, Relu or x * Sigmoid(x) (SiLU, optionally times
-// another value: SwiGLU), becomes ai.vtensor Dense; a SiLU / SwiGLU whose input is no such
-// MatMul becomes ai.vtensor Activation.
+// over the last axis, then optionally Gelu or x * Sigmoid(x) (SiLU, optionally times another
+// value: SwiGLU), becomes ai.vtensor Dense; a SiLU whose input is no such MatMul becomes
+// com.microsoft QuickGelu (alpha 1), a SwiGLU ai.vtensor Activation.
 size_t FuseMatMulBias(Graph& g);
 
-// [fuse-skip-norm] Add(a, b) of two values of the same shape feeding LayerNormalization or
-// RMSNormalization over the last axis becomes ai.vtensor SkipNorm (its second output replaces
-// the Add's for any other reader).
+// [fuse-skip-norm] Add(a, b) of two values of the same shape (rank 2 or 3) feeding
+// LayerNormalization or RMSNormalization over the last axis becomes com.microsoft
+// SkipLayerNormalization / SkipSimplifiedLayerNormalization (its input_skip_bias_sum output
+// replaces the Add's for any other reader).
 size_t FuseSkipNorm(Graph& g);
 
 }  // namespace vt

@@ -1,14 +1,16 @@
 // ai.vtensor Dense (graph/fused_ops.h, docs/transformer-fusion.md): Y = act(X @ W + B) * M.
 // X: f32 [..., K]; W: a constant f32 [K, N], prepacked once like MatMul's constant B (the
 // weight provider's form, or a compiled entry); B: f32 [N] (optional), added in the GEMM's
-// epilogue; M: f32 of Y's shape (optional); act from the "activation" attribute. Y
-// [..., N] is a new contiguous tensor. The activation (and M) is applied to each block of rows
-// right after the GEMM wrote it, while the block is still in cache.
+// epilogue; M: f32 of Y's shape (optional, only with an activation); act from the
+// "activation" attribute ("", "Gelu", "GeluTanh", "Silu"), computed on the GELU kernel family
+// (ops/fused/fused_act.h). Y [..., N] is a new contiguous tensor. The activation (and M) is
+// applied to each block of rows right after the GEMM wrote it, while the block is in cache.
 #include <memory>
 #include <optional>
 
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/common/f32_compute.h"
+#include "ops/common/row_kernels.h"
 #include "ops/fused/fused_act.h"
 #include "vtensor/exec/kernel.h"
 #include "vtensor/forms/weight_provider.h"
@@ -28,11 +30,14 @@ class DenseKernel final : public OpKernel {
   static Expected<std::unique_ptr<OpKernel>> Make(const KernelInit& init) {
     const Node& node = init.node;
     auto k = std::unique_ptr<DenseKernel>(new DenseKernel());
-    auto act = RowActFromName(node.GetString(kActivationAttr, ""));
+    auto act = FusedActivationFromName(node.GetString(kActivationAttr, ""));
     if (!act)
       return InvalidArgument(node.Describe() + ": unknown activation '" +
                              node.GetString(kActivationAttr, "") + "'");
+    if (act->none && node.inputs.size() > 3 && !node.inputs[3].empty())
+      return InvalidArgument(node.Describe() + ": M needs an activation");
     k->act_ = *act;
+    k->act_row_ = &GeluRowFor(init);
     const Tensor* w = node.inputs.size() > 1 ? init.FindInitializer(node.inputs[1]) : nullptr;
     if (w == nullptr || w->dtype() != DType::kFloat32 || w->rank() != 2)
       return InvalidArgument(node.Describe() + ": W must be a constant f32 [K, N]");
@@ -89,15 +94,16 @@ class DenseKernel final : public OpKernel {
     const size_t K = static_cast<size_t>(k_), N = static_cast<size_t>(n_);
     // Without an activation one GEMM covers every row; with one, blocks of rows alternate
     // GEMM and activation (a decode step is a single block either way).
-    const int64_t block = act_ == kernels::RowAct::kNone && !mul.defined() ? rows : kRowBlock;
+    const int64_t block = act_.none ? rows : kRowBlock;
     for (int64_t r0 = 0; r0 < rows; r0 += block) {
       const int64_t m = std::min(block, rows - r0);
       kernels::F32Gemm(KernelFor(static_cast<size_t>(m)), static_cast<size_t>(m), N, K,
                        F32GemmA{F32GemmA::Kind::kMk, px + r0 * k_, K}, b, py + r0 * n_, N, ep,
                        ctx.threads());
-      if (act_ != kernels::RowAct::kNone || mul.defined())
-        ApplyActivation(act_, py + r0 * n_, nullptr, mul.defined() ? mul.data<float>() + r0 * n_ : nullptr,
-                        py + r0 * n_, m, n_, ctx.threads());
+      if (!act_.none)
+        ApplyActivation(*act_row_, act_, py + r0 * n_,
+                        mul.defined() ? mul.data<float>() + r0 * n_ : nullptr, py + r0 * n_, m * n_,
+                        ctx.threads());
     }
     return Status::Ok();
   }
@@ -111,7 +117,8 @@ class DenseKernel final : public OpKernel {
     return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
   }
 
-  kernels::RowAct act_ = kernels::RowAct::kNone;
+  FusedActivation act_;
+  const kernels::GeluKernel* act_row_ = nullptr;
   int64_t k_ = 0, n_ = 0;
   kernels::F32Panels panels_;
   std::optional<IsaLevel> isa_;

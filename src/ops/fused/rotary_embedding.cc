@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "kernels/cpu/flush_denormals.h"
-#include "kernels/rowwise/rowwise_table.h"
+#include "kernels/rotary/rotary_table.h"
+#include "ops/common/row_kernels.h"
 #include "vtensor/exec/kernel.h"
 
 namespace vt::ops {
@@ -28,7 +29,7 @@ bool AlignedStrides(const Tensor& t, const Shape& shape, std::vector<int64_t>* s
   return true;
 }
 
-Status RotaryCompute(KernelContext& ctx) {
+Status RotaryCompute(KernelContext& ctx, const kernels::RotaryKernel& k) {
   VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor cos, ctx.RequireTensor(1));
   VT_ASSIGN_OR_RETURN(Tensor sin, ctx.RequireTensor(2));
@@ -63,7 +64,6 @@ Status RotaryCompute(KernelContext& ctx) {
   const int64_t xrs = r >= 2 ? xs[static_cast<size_t>(r - 2)] : 0;
   const int64_t crs = r >= 2 ? cs[static_cast<size_t>(r - 2)] : 0;
   const int64_t outer = y.numel() / (rows * n);
-  const auto& k = kernels::DefaultRowwiseKernel();
   const kernels::ScopedFlushDenormals ftz;
   std::vector<int64_t> idx(static_cast<size_t>(std::max(r - 2, 0)), 0);
   const float* px = xk.data<float>();
@@ -78,7 +78,7 @@ Status RotaryCompute(KernelContext& ctx) {
     c.x = px + xo, c.x_stride = xrs;
     c.cos = pc + co, c.sin = ps + co, c.cs_stride = crs;
     c.y = py + o * rows * n, c.y_stride = n;
-    k.rotary(c);
+    k.ukernel(c);
     for (size_t d = idx.size(); d-- > 0;) {
       if (++idx[d] < shape[d]) break;
       idx[d] = 0;
@@ -87,7 +87,21 @@ Status RotaryCompute(KernelContext& ctx) {
   return Status::Ok();
 }
 
-VT_REGISTER_OP("ai.vtensor", "RotaryEmbedding", 1, kMaxOpset, RotaryCompute);
+class RotaryKernel final : public OpKernel {
+ public:
+  explicit RotaryKernel(const KernelInit& init)
+      : row_(kernels::RotaryKernelForIsa(KernelIsaName(init))) {}
+  Status Compute(KernelContext& ctx) override { return RotaryCompute(ctx, row_); }
+
+ private:
+  const kernels::RotaryKernel& row_;
+};
+
+Expected<std::unique_ptr<OpKernel>> MakeRotary(const KernelInit& init) {
+  return std::unique_ptr<OpKernel>(new RotaryKernel(init));
+}
+
+VT_REGISTER_OP("ai.vtensor", "RotaryEmbedding", 1, kMaxOpset, KernelFactory(MakeRotary));
 
 }  // namespace
 }  // namespace vt::ops

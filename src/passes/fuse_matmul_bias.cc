@@ -142,6 +142,9 @@ size_t FuseMatMulBias(Graph& g) {
     std::vector<Node*> nodes;
     std::string act, out, mul;
     if (!ActivationAfter(gi, v, &act, &nodes, &out, &mul) || act != "Silu") continue;
+    // ai.vtensor Activation computes f32 (QuickGelu takes every float type).
+    if (!mul.empty() && (ElemType(g, gi, v) != DType::kFloat32 || ElemType(g, gi, mul) != DType::kFloat32))
+      continue;
     if (!commit(nodes)) continue;
     Node* last = nodes.back();
     Node n = FusedNode("Activation", last->name.empty() ? out : last->name, {v, mul}, out, act);

@@ -86,6 +86,18 @@ TEST(FuseMatMulBiasTest, SiluOfOtherValuesBecomesQuickGeluOrActivation) {
     EXPECT_EQ(r.ops, (std::map<std::string, int>{
                          {gated ? "ai.vtensor:Activation" : "com.microsoft:QuickGelu", 1}}));
   }
+  // Activation is f32 only: a float16 SwiGLU stays (a float16 SiLU becomes QuickGelu).
+  for (bool gated : {false, true}) {
+    OnnxBuilder b(17);
+    b.Input("x", {4, kN}, onnx::TensorProto::FLOAT16).Input("u", {4, kN}, onnx::TensorProto::FLOAT16);
+    b.Node("Sigmoid", {"x"}, {"s"});
+    b.Node("Mul", {"s", "x"}, {gated ? "silu" : "y"});
+    if (gated) b.Node("Mul", {"u", "silu"}, {"y"});
+    b.Output("y", {4, kN}, onnx::TensorProto::FLOAT16);
+    auto m = b.Import();
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(FuseMatMulBias(*m->graph), gated ? 0u : 1u);
+  }
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 //   y = Add(Mul(x, cos), Mul(Concat(Neg(Slice(x, h, end)), Slice(x, 0, h), axis=-1), sin))
 // with both Slices over the last axis (constant starts / ends / axes, steps 1), the last dim
 // of x known and equal to 2h, every intermediate read once, and cos / sin of rank <= rank(x)
-// (either operand order in the Muls and the Add). cos and sin must broadcast to x without
-// enlarging it; the operator checks that in every run.
+// (either operand order in the Muls and the Add), x of element type f32 (passes/pattern_util.h
+// ElemType). cos and sin must broadcast to x without enlarging it: checked here where the dims
+// are known, and by the operator in every run.
 #include <limits>
 
 #include "passes/pattern_util.h"
@@ -40,6 +41,19 @@ const std::string* LastAxisSlice(const Graph& g, const SymbolicShapes& ss, const
   *start = (*st)[0];
   *end = (*en)[0];
   return &n->inputs[0];
+}
+
+// `t` (rank <= rank(x)) broadcast to x does not widen it: no dim of t above 1 where x's is 1,
+// and no two known dims that differ. Dims not known here the operator checks in every run.
+bool KeepsShape(const SymbolicShapes& ss, const std::string& x, const std::string& t, size_t rank) {
+  const size_t tr = *ss.Rank(t);
+  for (size_t i = 0; i < tr; ++i) {
+    auto td = ss.DimOf(t, static_cast<int64_t>(i));
+    auto xd = ss.DimOf(x, static_cast<int64_t>(i + rank - tr));
+    if (!td || !xd || td->Is(1) || *td == *xd) continue;
+    if (xd->Is(1) || (td->known() && xd->known())) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -79,6 +93,9 @@ size_t FuseRotary(Graph& g) {
     if (cos == nullptr || gi.Uses(*xc) != 1 || *sin == cat->outputs[0] || *cos == *x) continue;
     auto sr = ss.Rank(*sin), cr = ss.Rank(*cos);
     if (!sr || !cr || *sr > *rank || *cr > *rank) continue;
+    if (!KeepsShape(ss, *x, *cos, *rank) || !KeepsShape(ss, *x, *sin, *rank)) continue;
+    // The operator computes f32 (cos and sin share x's type: Mul's type constraint).
+    if (ElemType(g, gi, *x) != DType::kFloat32) continue;
     std::vector<Node*> nodes = {cat, neg, lo, hi, ms, add, mc};
     bool clash = false;
     for (Node* n : nodes) clash = clash || removed.count(n);

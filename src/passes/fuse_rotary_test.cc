@@ -18,11 +18,13 @@ constexpr int64_t kHeads = 3, kSeq = 5, kDim = 18;
 // Concat(Neg(x[..., h:]), x[..., :h]) with two Slices; cos / sin [1, 1, S, D] are inputs (in
 // the model they are gathered by position_ids). `axis` is the Slices' axis, `half` their
 // split point.
-OnnxBuilder Rotary(int64_t axis = -1, int64_t half = kDim / 2) {
+// `x_seq` is x's sequence dim (1 with tables of kSeq rows widens x), `elem` the element type.
+OnnxBuilder Rotary(int64_t axis = -1, int64_t half = kDim / 2, int64_t x_seq = kSeq,
+                   int elem = onnx::TensorProto::FLOAT) {
   OnnxBuilder b(17);
-  b.Input("x", {1, kHeads, kSeq, kDim});
-  b.Input("cos", {1, 1, kSeq, kDim});
-  b.Input("sin", {1, 1, kSeq, kDim});
+  b.Input("x", {1, kHeads, x_seq, kDim}, elem);
+  b.Input("cos", {1, 1, kSeq, kDim}, elem);
+  b.Input("sin", {1, 1, kSeq, kDim}, elem);
   b.InitI64("h", {1}, {half}).InitI64("zero", {1}, {0});
   b.InitI64("end", {1}, {std::numeric_limits<int64_t>::max()}).InitI64("axis", {1}, {axis});
   b.Node("Slice", {"x", "h", "end", "axis"}, {"x2"});
@@ -32,7 +34,7 @@ OnnxBuilder Rotary(int64_t axis = -1, int64_t half = kDim / 2) {
   b.Node("Mul", {"x", "cos"}, {"xc"});
   b.Node("Mul", {"rot", "sin"}, {"rs"});
   b.Node("Add", {"xc", "rs"}, {"y"});
-  b.Output("y", {1, kHeads, kSeq, kDim});
+  b.Output("y", {1, kHeads, kSeq, kDim}, elem);
   return b;
 }
 
@@ -54,6 +56,14 @@ TEST(FuseRotaryTest, OtherAxisOrSplitIsLeftAlone) {
   auto r = FuseAndCompare(Rotary(-1, 8), FuseRotary, Inputs());
   EXPECT_EQ(r.rewrites, 0u);
   EXPECT_EQ(r.ops["Neg"], 1);
+}
+
+TEST(FuseRotaryTest, WideningTablesOrFloat16AreLeftAlone) {
+  for (auto b : {Rotary(-1, kDim / 2, 1), Rotary(-1, kDim / 2, kSeq, onnx::TensorProto::FLOAT16)}) {
+    auto m = b.Import();
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ(FuseRotary(*m->graph), 0u);
+  }
 }
 
 }  // namespace

@@ -78,6 +78,34 @@ std::optional<std::vector<int64_t>> IntsInitializer(const Graph& g, const std::s
   return v;
 }
 
+namespace {
+// Ops whose output 0 has the element type of input 0.
+bool KeepsFirstType(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Add", "Sub", "Mul", "Div", "Neg", "Abs", "Sqrt", "Reciprocal", "Exp", "Erf", "Tanh",
+      "Sigmoid", "Relu", "Gelu", "Softmax", "Slice", "Gather", "Concat", "Unsqueeze", "Squeeze",
+      "Reshape", "Transpose", "Expand", "Flatten", "Identity", "Pow", "ReduceMean", "MatMul",
+      "LayerNormalization", "RMSNormalization", "Where"};
+  return kOps.count(op) > 0;
+}
+}  // namespace
+
+std::optional<DType> ElemType(const Graph& g, const GraphIndex& gi, const std::string& v0) {
+  std::string v = v0;
+  for (int depth = 0; depth < 64 && !v.empty(); ++depth) {
+    if (const Tensor* t = g.FindInitializer(v)) return t->dtype();
+    for (const auto& in : g.inputs)
+      if (in.name == v && in.spec.dtype() != DType::kUndefined) return in.spec.dtype();
+    Node* p = gi.Producer(v);
+    if (p == nullptr) return std::nullopt;
+    if (p->op_type == "Cast") return static_cast<DType>(p->GetInt("to", 0));
+    if (!KeepsFirstType(p->op_type) || p->inputs.empty()) return std::nullopt;
+    // Where's first input is the condition: its value type is input 1's.
+    v = p->op_type == "Where" ? (p->inputs.size() > 1 ? p->inputs[1] : "") : p->inputs[0];
+  }
+  return std::nullopt;
+}
+
 bool IsOp(const Node* n, const char* op) {
   return n != nullptr && n->domain.empty() && n->op_type == op;
 }

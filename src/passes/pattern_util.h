@@ -42,6 +42,11 @@ const Tensor* F32Initializer(const Graph& g, const std::string& name);
 std::optional<float> ScalarF32(const Graph& g, const std::string& name);
 // The values of an int64 / int32 initializer of rank <= 1.
 std::optional<std::vector<int64_t>> IntsInitializer(const Graph& g, const std::string& name);
+// The element type of value `v` when it can be traced: an initializer's or a graph input's
+// declared type, a Cast's `to`, or, through ops whose output has their first input's type
+// (elementwise arithmetic, Slice, Gather's data, Concat, shape ops, Softmax...), that input's.
+// nullopt when unknown. Fusions whose operators take f32 only check it.
+std::optional<DType> ElemType(const Graph& g, const GraphIndex& gi, const std::string& v);
 // True for a node of the default domain with this op type.
 bool IsOp(const Node* n, const char* op);
 // A name not yet used in `g` for a value or initializer, derived from `base`.

@@ -44,10 +44,15 @@ bool IsSquareOf(const Graph& g, const Node* n, const std::string& x) {
   return IsOp(n, "Mul") && n->inputs.size() == 2 && n->inputs[0] == x && n->inputs[1] == x;
 }
 
-// A constant f32 per-channel parameter over the last axis: every dim but the last is 1.
-bool IsLastAxisParam(const Graph& g, const std::string& name) {
+// A constant f32 per-channel parameter over the last axis of x: the last dim is x's (known),
+// every other dim is 1, and the rank is at most x's (so the product keeps x's shape).
+bool IsLastAxisParam(const Graph& g, const SymbolicShapes& ss, const std::string& name,
+                     const std::string& x) {
   const Tensor* t = F32Initializer(g, name);
-  if (t == nullptr || t->rank() < 1) return false;
+  const auto rank = ss.Rank(x);
+  const auto last = ss.DimOf(x, -1);
+  if (t == nullptr || t->rank() < 1 || !rank || static_cast<size_t>(t->rank()) > *rank) return false;
+  if (!last || !last->Is(t->dim(t->rank() - 1))) return false;  // one value per channel
   for (int d = 0; d + 1 < t->rank(); ++d)
     if (t->dim(d) != 1) return false;
   return true;
@@ -150,14 +155,14 @@ size_t FuseLayerNorm(Graph& g) {
     std::vector<Node*> tail;
     if (Node* m = SoleOp(gi, out, "Mul"); m != nullptr) {
       const std::string* s = Other(m, out);
-      if (s != nullptr && IsLastAxisParam(g, *s)) {
+      if (s != nullptr && IsLastAxisParam(g, ss, *s, x)) {
         scale = *s;
         tail.push_back(m);
         out = m->outputs[0];
         if (!rms)
           if (Node* a = SoleOp(gi, out, "Add"); a != nullptr) {
             const std::string* b = Other(a, out);
-            if (b != nullptr && IsLastAxisParam(g, *b)) {
+            if (b != nullptr && IsLastAxisParam(g, ss, *b, x)) {
               bias = *b;
               tail.push_back(a);
               out = a->outputs[0];

@@ -16,6 +16,7 @@ struct LnOptions {
   int64_t axis = -1;           // of both ReduceMeans
   bool eps_is_input = false;   // epsilon fed as a graph input (not a constant)
   bool extra_reader = false;   // the centred value is also a graph output
+  Shape gamma = {kN};          // the scale's shape
 };
 
 // The LayerNorm decomposition of torch.onnx.export at opset 14: ReduceMean / Sub / Pow /
@@ -25,7 +26,7 @@ OnnxBuilder LayerNormModel(const LnOptions& o = {}) {
   b.Input("x", {2, 5, kN});
   if (o.eps_is_input) b.Input("eps", {});
   else b.Init("eps", {}, {1e-5f});
-  b.Init("two", {}, {2.0f}).RandomInit("gamma", {kN}, 3).RandomInit("beta", {kN}, 4);
+  b.Init("two", {}, {2.0f}).RandomInit("gamma", o.gamma, 3).RandomInit("beta", {kN}, 4);
   OnnxBuilder::AttrInts(b.Node("ReduceMean", {"x"}, {"mean"}), "axes", {o.axis});
   b.Node("Sub", {"x", "mean"}, {"d"});
   b.Node("Pow", {"d", "two"}, {"sq"});
@@ -35,7 +36,7 @@ OnnxBuilder LayerNormModel(const LnOptions& o = {}) {
   b.Node("Div", {"d", "sd"}, {"n"});
   b.Node("Mul", {"n", "gamma"}, {"s"});
   b.Node("Add", {"s", "beta"}, {"y"});
-  b.Output("y", {2, 5, kN});
+  b.Output("y", o.gamma.size() > 3 ? Shape{1, 2, 5, kN} : Shape{2, 5, kN});
   if (o.extra_reader) b.Output("d", {2, 5, kN});
   return b;
 }
@@ -64,6 +65,9 @@ TEST(FuseLayerNormTest, NearMissesAreLeftAlone) {
   auto r = FuseAndCompare(LayerNormModel(extra), FuseLayerNorm, Inputs(false));
   EXPECT_EQ(r.rewrites, 0u);
   EXPECT_EQ(r.ops["Sub"], 1);
+  LnOptions wide;  // a rank-4 scale makes the result rank 4: not LayerNormalization's shape
+  wide.gamma = {1, 1, 1, kN};
+  EXPECT_EQ(FuseAndCompare(LayerNormModel(wide), FuseLayerNorm, Inputs(false)).rewrites, 0u);
 }
 
 // RMSNorm as Llama exports write it: x * (1 / sqrt(mean(x^2) + eps)) * w, with the reciprocal

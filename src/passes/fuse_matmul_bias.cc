@@ -2,7 +2,7 @@
 // Add and activation becomes one ai.vtensor Dense node whose GEMM adds the bias in its
 // epilogue (docs/transformer-fusion.md):
 //   MatMul(x, W)            W an f32 initializer [K, N]
-//   [Add(., b) | Add(b, .)] b an f32 initializer with N elements over the last axis
+//   [Add(., b) | Add(b, .)] b an f32 initializer [N]
 //   [Gelu | x * Sigmoid(x) [* u]]   the activation (SiLU, SwiGLU with u)
 // Each value inside the chain has exactly one reader (x * Sigmoid(x) reads x twice: those two
 // nodes must be its only readers). A MatMul with neither bias nor activation is left alone.
@@ -24,13 +24,11 @@ const std::string* Other(const Node* n, const std::string& x) {
   return nullptr;
 }
 
-// An f32 initializer of n elements whose dims are all 1 except the last (n).
+// An f32 initializer [n] (a bias of higher rank could give the sum a higher rank than the
+// product's).
 bool IsBias(const Graph& g, const std::string& name, int64_t n) {
   const Tensor* t = F32Initializer(g, name);
-  if (t == nullptr || t->rank() < 1 || t->dim(t->rank() - 1) != n) return false;
-  for (int d = 0; d + 1 < t->rank(); ++d)
-    if (t->dim(d) != 1) return false;
-  return true;
+  return t != nullptr && t->rank() == 1 && t->dim(0) == n;
 }
 
 std::string AsVector(Graph& g, const std::string& name) {

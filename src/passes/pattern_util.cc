@@ -64,7 +64,7 @@ const Tensor* F32Initializer(const Graph& g, const std::string& name) {
 
 std::optional<float> ScalarF32(const Graph& g, const std::string& name) {
   const Tensor* t = F32Initializer(g, name);
-  if (t == nullptr || t->numel() != 1) return std::nullopt;
+  if (t == nullptr || t->numel() != 1 || t->rank() > 1) return std::nullopt;
   return static_cast<float>(t->GetDouble(0));
 }
 

@@ -38,7 +38,8 @@ class GraphIndex {
 
 // The float32 initializer `name` (own or enclosing graph), or null.
 const Tensor* F32Initializer(const Graph& g, const std::string& name);
-// The value of a float32 initializer with exactly one element.
+// The value of a float32 initializer with exactly one element and rank 0 or 1 (a constant of
+// higher rank would raise the rank of the values it is combined with).
 std::optional<float> ScalarF32(const Graph& g, const std::string& name);
 // The values of an int64 / int32 initializer of rank <= 1.
 std::optional<std::vector<int64_t>> IntsInitializer(const Graph& g, const std::string& name);

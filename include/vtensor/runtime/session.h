@@ -25,7 +25,8 @@ struct SessionOptions {
   int threads = 1;  // OpenMP intra-op threads (>= 1)
   // Evaluate constant subgraphs once at creation (runtime/constant_folding.h).
   bool fold_constants = true;
-  // Apply graph fusions (runtime/fusion.h); they need folded constants to match.
+  // Apply graph fusions (passes/fusion.h, passes/transformer_fusion.h); they need folded
+  // constants to match.
   bool fuse = true;
   // Kernel architecture of packed weights: the host's best ISA by default. Compiled
   // entries hit only for this architecture.
@@ -43,6 +44,11 @@ struct SessionOptions {
 
 class GraphRunner;
 class BufferPool;
+
+// The registered passes (passes/pass.h) a session runs at creation, in order: constant
+// folding, shape folding and folding again (fold_constants), then the fusions (fuse;
+// passes/fusion.h, passes/transformer_fusion.h). `vtensor passes --session` runs the same list.
+std::vector<std::string> SessionPassNames(const SessionOptions& opts);
 
 class Session {
  public:

@@ -5,12 +5,14 @@
 // order, output_N.pb in output order), so that `vtensor run MODEL --data OUT_DIR/step_K` checks
 // vtensor's logits and present KV caches step by step against ORT.
 //
-// Step 0 is the prefill: input_ids [1, P] with id i = (37 i + 11) mod vocab, attention_mask of
-// ones, empty past caches [1, kv_heads, 0, head_size]. Step k > 0 feeds the argmax of the last
-// logits row, a mask of P + k ones and ORT's presents of step k-1 as the pasts.
+// Step 0 is the prefill: input_ids [1, P], attention_mask of ones, empty past caches
+// [1, kv_heads, 0, head_size]. PROMPT is either a length P (id i = (37 i + 11) mod vocab) or the
+// ids themselves, comma-separated (the prompt_ids `vtensor generate` prints). Step k > 0 feeds
+// the argmax of the last logits row, a mask of P + k ones and ORT's presents of step k-1 as the
+// pasts.
 // Also prints the greedy ids (one line "ids: ...").
 //
-// usage: node genai_ort_reference.js ORT_MODULE_DIR MODEL OUT_DIR PROMPT_LEN STEPS
+// usage: node genai_ort_reference.js ORT_MODULE_DIR MODEL OUT_DIR PROMPT STEPS
 // Exit status: 0 written, 2 error (message on stderr).
 'use strict';
 
@@ -52,9 +54,11 @@ function argmaxLastRow(t) {
 
 async function main() {
   const [ortDir, model, outDir, promptArg, stepsArg] = process.argv.slice(2);
-  const promptLen = Number(promptArg), steps = Number(stepsArg);
-  if (!ortDir || !model || !outDir || !(promptLen >= 1) || !(steps >= 0)) {
-    console.error('usage: node genai_ort_reference.js ORT_MODULE_DIR MODEL OUT_DIR PROMPT_LEN STEPS');
+  const given = promptArg && promptArg.includes(',') ? promptArg.split(',').map(Number) : null;
+  const promptLen = given ? given.length : Number(promptArg), steps = Number(stepsArg);
+  if (!ortDir || !model || !outDir || !(promptLen >= 1) || !(steps >= 0) ||
+      (given && !given.every((v) => Number.isInteger(v) && v >= 0))) {
+    console.error('usage: node genai_ort_reference.js ORT_MODULE_DIR MODEL OUT_DIR PROMPT STEPS');
     process.exit(2);
   }
   const ort = require(path.resolve(ortDir));
@@ -71,7 +75,7 @@ async function main() {
   const vocab = vocabMeta ? vocabMeta.shape[2] : Number(process.env.VOCAB);
   if (!(kvHeads > 0 && headSize > 0 && vocab > 0)) throw new Error('cannot read kv_heads / head_size / vocab');
 
-  let ids = Array.from({ length: promptLen }, (_, i) => (37 * i + 11) % vocab);
+  let ids = given || Array.from({ length: promptLen }, (_, i) => (37 * i + 11) % vocab);
   let past = {};
   for (const n of pastNames) past[n] = new ort.Tensor('float32', new Float32Array(0), [1, kvHeads, 0, headSize]);
   let total = 0;

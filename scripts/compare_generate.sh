@@ -40,7 +40,7 @@ VTENSOR="$BUILD/vtensor"
 [[ -x "$VTENSOR" ]] || { echo "compare_generate: $VTENSOR not found (scripts/build.sh vtensor)" >&2; exit 2; }
 ORTGEN="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD" --program generate)"
 
-KEYS=(session_create_ms prefill_ms first_token_ms decode_median_ms decode_tokens_per_s)
+KEYS=(session_create_ms prefill_ms prefill_cpu_ms first_token_ms decode_median_ms decode_median_cpu_ms decode_tokens_per_s)
 declare -A VAL  # VAL[side,key,round]
 declare -A IDS
 run() {  # SIDE ROUND [extra flags]

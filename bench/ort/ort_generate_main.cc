@@ -18,9 +18,10 @@
 // optimizations, CPU execution provider.
 //
 // Prints `key: value` lines with the names `vtensor generate` prints: ort_version,
-// session_create_ms, prompt_tokens, prefill_ms (the prefill run and its argmax), first_token_ms
-// (process start to the first new token; start_clock says how the start was taken),
-// decode_steps, decode_median_ms / p90 / min / mean (feeds, run, argmax per token),
+// session_create_ms, prompt_tokens, prefill_ms (the prefill run and its argmax), prefill_cpu_ms,
+// first_token_ms (process start to the first new token; start_clock says how the start was
+// taken), decode_steps, decode_median_ms / p90 / min / mean (feeds, run, argmax per token),
+// decode_median_cpu_ms (thread CPU time),
 // decode_tokens_per_s, vm_hwm_kb, prompt_ids, generated_ids. Exit 2 on a usage, load or run error.
 #include <onnxruntime_c_api.h>
 
@@ -314,33 +315,38 @@ int Generate(OrtSession* session, OrtMemoryInfo* mem, const Args& a, double crea
   const std::vector<int64_t> prompt = PromptIds(a.seed, a.prompt_len, g.vocab());
   int64_t next = 0;
   const auto p0 = Clock::now();
+  const double p0_cpu = ThreadCpuMs();
   if (auto e = g.Step(prompt, a.prompt_len, &next); !e.empty()) return Fail(a.model + ": prefill: " + e);
-  const double prefill_ms = Ms(Clock::now() - p0);
+  const double prefill_ms = Ms(Clock::now() - p0), prefill_cpu_ms = ThreadCpuMs() - p0_cpu;
   const char* clock_name = "";
   const double first_ms = SinceStart(&clock_name) * 1e3;
   std::vector<int64_t> generated = {next};
-  std::vector<double> steps;
+  std::vector<double> steps, cpu;
   for (int64_t k = 1; k < a.new_tokens; ++k) {
     const auto b = Clock::now();
+    const double b_cpu = ThreadCpuMs();
     if (auto e = g.Step({generated.back()}, a.prompt_len + k, &next); !e.empty())
       return Fail(a.model + ": decode step " + std::to_string(k) + ": " + e);
     steps.push_back(Ms(Clock::now() - b));
+    cpu.push_back(ThreadCpuMs() - b_cpu);
     generated.push_back(next);
   }
   std::sort(steps.begin(), steps.end());
+  std::sort(cpu.begin(), cpu.end());
   double mean = 0;
   for (double v : steps) mean += v;
   const bool any = !steps.empty();
   mean = any ? mean / static_cast<double>(steps.size()) : NAN;
   const double med = any ? steps[steps.size() / 2] : NAN;
   const size_t p90 = any ? static_cast<size_t>(std::ceil(0.9 * static_cast<double>(steps.size()))) - 1 : 0;
-  std::printf("kv: %s\nsession_create_ms: %.3f\nprompt_tokens: %lld\nprefill_ms: %.3f\nfirst_token_ms: %.3f\n"
-              "start_clock: %s\ndecode_steps: %zu\ndecode_median_ms: %.3f\ndecode_p90_ms: %.3f\n"
-              "decode_min_ms: %.3f\ndecode_mean_ms: %.3f\ndecode_tokens_per_s: %.3f\nvm_hwm_kb: %ld\n"
-              "prompt_ids: %s\ngenerated_ids: %s\n",
-              a.share ? "share" : "copy", create_ms, static_cast<long long>(a.prompt_len), prefill_ms, first_ms,
-              clock_name, steps.size(), med, any ? steps[p90] : NAN, any ? steps.front() : NAN, mean, 1000.0 / med,
-              StatusKb("VmHWM"), Join(prompt).c_str(), Join(generated).c_str());
+  std::printf("kv: %s\nsession_create_ms: %.3f\nprompt_tokens: %lld\nprefill_ms: %.3f\nprefill_cpu_ms: %.3f\n"
+              "first_token_ms: %.3f\nstart_clock: %s\ndecode_steps: %zu\ndecode_median_ms: %.3f\n"
+              "decode_p90_ms: %.3f\ndecode_min_ms: %.3f\ndecode_mean_ms: %.3f\ndecode_median_cpu_ms: %.3f\n"
+              "decode_tokens_per_s: %.3f\nvm_hwm_kb: %ld\nprompt_ids: %s\ngenerated_ids: %s\n",
+              a.share ? "share" : "copy", create_ms, static_cast<long long>(a.prompt_len), prefill_ms,
+              prefill_cpu_ms, first_ms, clock_name, steps.size(), med, any ? steps[p90] : NAN,
+              any ? steps.front() : NAN, mean, any ? cpu[cpu.size() / 2] : NAN, 1000.0 / med, StatusKb("VmHWM"),
+              Join(prompt).c_str(), Join(generated).c_str());
   return 0;
 }
 

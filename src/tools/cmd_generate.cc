@@ -9,7 +9,8 @@
 // argmax), first_token_ms (process start to the first new token: exec, loading, session
 // creation and prefill; start_clock says how the start was taken, tools/process_clock.h),
 // decode_median_ms / p90 / min / mean per token (building the feeds, the run, the argmax),
-// decode_tokens_per_s (1000 / median), weight_bytes_per_token (WeightBytesPerToken) and
+// prefill_cpu_ms and decode_median_cpu_ms (the calling thread's CPU time: robust to other
+// processes on a shared machine, single thread only), decode_tokens_per_s (1000 / median), weight_bytes_per_token (WeightBytesPerToken) and
 // weight_stream_gb_s (those bytes / the median step), with --read-floor the sequential read
 // bandwidth of a buffer of that size (kernels/cpu/read_floor.h, median of 5 passes) and the
 // ratio, then prompt_ids and generated_ids.
@@ -76,9 +77,12 @@ double ReadFloorGbs(int64_t bytes) {
 }
 
 struct StepTimes {
-  std::vector<double> ms;
+  std::vector<double> ms, cpu_ms;  // wall and thread CPU time per step
   double Median() const { return ms.empty() ? NAN : ms[ms.size() / 2]; }
-  void Sort() { std::sort(ms.begin(), ms.end()); }
+  void Sort() {
+    std::sort(ms.begin(), ms.end());
+    std::sort(cpu_ms.begin(), cpu_ms.end());
+  }
 };
 
 void PrintDecode(StepTimes t, int64_t weight_bytes, bool read_floor) {
@@ -89,10 +93,11 @@ void PrintDecode(StepTimes t, int64_t weight_bytes, bool read_floor) {
   const size_t p90 = t.ms.empty() ? 0 : static_cast<size_t>(std::ceil(0.9 * static_cast<double>(t.ms.size()))) - 1;
   const double med = t.Median();
   fmt::print("decode_steps: {}\ndecode_median_ms: {:.3f}\ndecode_p90_ms: {:.3f}\ndecode_min_ms: {:.3f}\n"
-             "decode_mean_ms: {:.3f}\ndecode_tokens_per_s: {:.3f}\nweight_bytes_per_token: {}\n"
-             "weight_stream_gb_s: {:.3f}\n",
+             "decode_mean_ms: {:.3f}\ndecode_median_cpu_ms: {:.3f}\ndecode_tokens_per_s: {:.3f}\n"
+             "weight_bytes_per_token: {}\nweight_stream_gb_s: {:.3f}\n",
              t.ms.size(), med, t.ms.empty() ? NAN : t.ms[p90], t.ms.empty() ? NAN : t.ms.front(), mean,
-             1000.0 / med, weight_bytes, static_cast<double>(weight_bytes) / 1e6 / med);
+             t.cpu_ms.empty() ? NAN : t.cpu_ms[t.cpu_ms.size() / 2], 1000.0 / med, weight_bytes,
+             static_cast<double>(weight_bytes) / 1e6 / med);
   if (!read_floor) return;
   const double floor = ReadFloorGbs(weight_bytes);
   fmt::print("read_floor_gb_s: {:.3f}\nweight_stream_vs_read_floor: {:.3f}\n", floor,
@@ -117,11 +122,12 @@ int GenerateCommand(const GenerateArgs& a) {
   if (!feeds.ok()) return Fail(feeds.status());
 
   const auto p0 = Clock::now();
+  const double p0_cpu = ThreadCpuMs();
   auto out = session.Run(*feeds);
   if (!out.ok()) return Fail(out.status());
   auto next = io->Argmax(*out);
   if (!next.ok()) return Fail(next.status());
-  const double prefill_ms = Ms(Clock::now() - p0);
+  const double prefill_ms = Ms(Clock::now() - p0), prefill_cpu_ms = ThreadCpuMs() - p0_cpu;
   const char* start_clock = "";
   const double first_token_ms = MsSinceProcessStart(&start_clock);
 
@@ -130,6 +136,7 @@ int GenerateCommand(const GenerateArgs& a) {
   feeds->clear();
   for (int64_t k = 1; k < a.new_tokens; ++k) {
     const auto b = Clock::now();
+    const double b_cpu = ThreadCpuMs();
     std::vector<Value> f = io->DecodeFeeds(generated.back(), a.prompt_len + k, *out);
     out->clear();  // the pasts now live in `f` alone, so their caches grow in place
     out = session.Run(f);
@@ -137,13 +144,14 @@ int GenerateCommand(const GenerateArgs& a) {
     next = io->Argmax(*out);
     if (!next.ok()) return Fail(next.status());
     steps.ms.push_back(Ms(Clock::now() - b));
+    steps.cpu_ms.push_back(ThreadCpuMs() - b_cpu);
     generated.push_back(*next);
   }
   fmt::print("model: {}\nthreads: {}\ncompiled_cache: {}\nweights_packed_at_load: {}\n"
-             "session_create_ms: {:.3f}\nprompt_tokens: {}\nprefill_ms: {:.3f}\nfirst_token_ms: {:.3f}\n"
-             "start_clock: {}\n",
+             "session_create_ms: {:.3f}\nprompt_tokens: {}\nprefill_ms: {:.3f}\nprefill_cpu_ms: {:.3f}\n"
+             "first_token_ms: {:.3f}\nstart_clock: {}\n",
              a.model, a.threads, CacheSummary(session), PackedAtLoad(session), create_ms, prompt.size(),
-             prefill_ms, first_token_ms, start_clock);
+             prefill_ms, prefill_cpu_ms, first_token_ms, start_clock);
   PrintDecode(steps, WeightBytesPerToken(session), a.read_floor);
   fmt::print("prompt_ids: {}\ngenerated_ids: {}\n", fmt::join(prompt, " "), fmt::join(generated, " "));
   return 0;

@@ -125,9 +125,15 @@ int64_t WeightBytesPerToken(const Session& s) {
       for (size_t i : {7, 8})
         if (i < n.inputs.size()) rows_only.insert(n.inputs[i]);
   }
+  std::map<std::string, int64_t> hit_bytes;  // compiled forms read in place of the source
+  for (const CacheEntryReport& e : s.cache_report())
+    if (e.state == EntryState::kHit) hit_bytes[e.source_name] += e.payload_bytes;
   int64_t bytes = 0;
-  for (const auto& [name, t] : g.initializers)
-    if (!rows_only.count(name)) bytes += static_cast<int64_t>(t.nbytes());
+  for (const auto& [name, t] : g.initializers) {
+    if (rows_only.count(name)) continue;
+    auto hit = hit_bytes.find(name);
+    bytes += hit != hit_bytes.end() ? hit->second : static_cast<int64_t>(t.nbytes());
+  }
   return bytes;
 }
 

@@ -59,7 +59,8 @@ std::vector<int64_t> PromptIds(uint64_t seed, int64_t len, int64_t vocab);
 
 // Bytes of the weights one decode step reads: every initializer of the session's graph except
 // Gather data (embedding tables: one row per token) and GroupQueryAttention's cos / sin caches
-// (one row per position), at their source sizes.
+// (one row per position), each at the payload size of its compiled forms that hit, else at its
+// source size (a form packed at load is counted as its source).
 int64_t WeightBytesPerToken(const Session& s);
 
 }  // namespace vt::cli

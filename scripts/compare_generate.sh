@@ -13,21 +13,23 @@
 # the read floor (--read-floor on the last round).
 #
 # usage: scripts/compare_generate.sh MODEL [--compiled CMODEL] [--prompt-len P] [--new-tokens N]
-#                                    [--rounds R] [--build DIR]
+#                                    [--rounds R] [--profile exact|compact] [--build DIR]
+#   --profile    the weight profile of the compiled run (compile CMODEL with the same one)
 #   defaults: P 128, N 64, R 3; DIR $VTENSOR_BUILD_DIR or ./build
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
-P=128 N=64 ROUNDS=3 MODEL="" COMPILED=""
+P=128 N=64 ROUNDS=3 MODEL="" COMPILED="" PROFILE=exact
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --compiled) COMPILED="$2"; shift 2 ;;
     --prompt-len) P="$2"; shift 2 ;;
     --new-tokens) N="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
+    --profile) PROFILE="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "compare_generate: unknown option $1" >&2; exit 2 ;;
     *) [[ -z "$MODEL" ]] || { echo "compare_generate: one MODEL" >&2; exit 2; }; MODEL="$1"; shift ;;
   esac
@@ -48,7 +50,7 @@ run() {  # SIDE ROUND [extra flags]
   local cmd
   case "$side" in
     vt) cmd=("$VTENSOR" generate "$MODEL" --threads 1 "$@") ;;
-    vtc) cmd=("$VTENSOR" generate "$COMPILED" --threads 1 --verify memo "$@") ;;
+    vtc) cmd=("$VTENSOR" generate "$COMPILED" --threads 1 --verify memo --profile "$PROFILE" "$@") ;;
     ort) cmd=("$ORTGEN" "$MODEL" --kv share) ;;
   esac
   out="$(VT_SPAWN_REALTIME=$EPOCHREALTIME "${cmd[@]}" --prompt-len "$P" --new-tokens "$N")" ||

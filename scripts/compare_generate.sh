@@ -8,7 +8,8 @@
 # with a compiled cache sees), and ORT (--kv share: onnxruntime-genai's CPU KV cache). Printed
 # per figure: the median over rounds per side and the ratio vtensor / ORT (median of the
 # per-round ratios): session creation, prefill, first token from process start (VT_SPAWN_REALTIME:
-# this shell's clock just before exec), decode ms per token (each process's median step) and
+# this shell's clock just before exec), decode ms per token (each process's median and fastest
+# step; on a shared machine the fastest is the least disturbed), the thread CPU times, and
 # decode tokens/s; then whether the generated ids agree, and vtensor's weight streaming against
 # the read floor (--read-floor on the last round).
 #
@@ -42,7 +43,7 @@ VTENSOR="$BUILD/vtensor"
 [[ -x "$VTENSOR" ]] || { echo "compare_generate: $VTENSOR not found (scripts/build.sh vtensor)" >&2; exit 2; }
 ORTGEN="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD" --program generate)"
 
-KEYS=(session_create_ms prefill_ms prefill_cpu_ms first_token_ms decode_median_ms decode_median_cpu_ms decode_tokens_per_s)
+KEYS=(session_create_ms prefill_ms prefill_cpu_ms first_token_ms decode_median_ms decode_min_ms decode_median_cpu_ms decode_tokens_per_s)
 declare -A VAL  # VAL[side,key,round]
 declare -A IDS
 run() {  # SIDE ROUND [extra flags]

@@ -2,7 +2,8 @@
 """Writes the GroupQueryAttention benchmark models of docs/attention.md ("Operators"): one GQA
 layer of a 2048-wide decoder (32 query heads, 8 KV heads, head size 64) as
 OUT/<name>/model.onnx with OUT/<name>/data/input_N.pb, for `vtensor bench` and ONNX Runtime's
-C API bench (scripts/compare_ort.sh's vtensor-ort-bench) to time on the same inputs:
+C API bench (vtensor-ort-bench) to time on the same inputs (bench/transformer/compare_gqa_layer.sh
+runs both):
 
   gqa_decode_p511          decode: 1 token after 511 cached ones (present: 512 rows)
   gqa_decode_p511_rotary   the same with do_rotary (cos/sin cache of 1024 positions)

@@ -113,4 +113,9 @@ Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
   return r;
 }
 
+std::vector<std::pair<std::string, std::string>> Session::kernel_notes() const {
+  return runner_ != nullptr ? runner_->KernelNotes()
+                            : std::vector<std::pair<std::string, std::string>>{};
+}
+
 }  // namespace vt

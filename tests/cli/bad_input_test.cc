@@ -478,6 +478,15 @@ TEST_F(BadInput, GroupQueryAttentionValidModelRuns) {
   EXPECT_EXIT_WITH(Vtensor({"run", WriteModel(GqaModel(5, 2))}), 0, "");
 }
 
+// --explain names the attention microkernel row and the layout of the present KV cache.
+TEST_F(BadInput, GroupQueryAttentionExplainNamesKvCacheLayout) {
+  ProcessResult r = Vtensor({"run", WriteModel(GqaModel(5, 2)), "--explain"});
+  EXPECT_EXIT_WITH(r, 0, "node gqa: attention_");
+  EXPECT_NE(r.output.find("present_key / present_value kv_cache.bnsh with spare capacity"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(BadInput, GroupQueryAttentionSeqlensBeyondCache) {
   ExpectModelRejected(GqaModel(9, 2), "node 'gqa' (com.microsoft.GroupQueryAttention, opset 1): "
                                       "input seqlens_k[0] = 9 is outside the KV cache");

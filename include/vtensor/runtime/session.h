@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vtensor/base/status.h"
@@ -73,6 +74,9 @@ class Session {
   const std::vector<CacheEntryReport>& cache_report() const { return cache_->report(); }
   // Every constant-weight decision (form candidates and why each was rejected).
   const std::vector<WeightDecision>& weight_decisions() const { return provider_->decisions(); }
+  // (node, description) of the kernels that describe their choices (exec/kernel_description.h),
+  // in execution order: e.g. an attention node's microkernel row and its KV cache layout.
+  std::vector<std::pair<std::string, std::string>> kernel_notes() const;
   // Set when the model's fields 27-29 could not be parsed (all entries then ignored).
   const std::string& extension_error() const { return extension_error_; }
 

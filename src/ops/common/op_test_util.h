@@ -103,7 +103,7 @@ struct OpCall {
   std::vector<Value> inputs;
   std::vector<bool> absent;  // per input: true = omitted optional input
   size_t num_outputs = 1;
-  std::string domain;  // "" (ONNX) or e.g. "com.microsoft"
+  std::string domain;  // "" (ONNX) or "com.microsoft"
 
   Expected<std::vector<Value>> Run() const {
     Node node;

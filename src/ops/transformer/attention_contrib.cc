@@ -28,6 +28,7 @@
 #include "ops/common/f32_compute.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/mha_core.h"
+#include "vtensor/exec/kernel_description.h"
 
 namespace vt::ops {
 namespace {
@@ -39,10 +40,13 @@ struct AttnAttrs {
   bool unidirectional = false, share_buffer = false;
 };
 
-class MsAttentionKernel final : public OpKernel {
+class MsAttentionKernel final : public OpKernel, public KernelDescription {
  public:
   MsAttentionKernel(const AttnAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
   Status Compute(KernelContext& ctx) override;
+  std::string Describe() const override {
+    return std::string(kernel_.name) + "; present contiguous (BNSH)";
+  }
 
  private:
   AttnAttrs a_;

@@ -32,6 +32,7 @@
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/kv_cache.h"
 #include "ops/transformer/rotary.h"
+#include "vtensor/exec/kernel_description.h"
 
 namespace vt::ops {
 namespace {
@@ -71,10 +72,13 @@ Status ReadOperand(const KernelContext& ctx, const Tensor& t, const char* name, 
   return Status::Ok();
 }
 
-class OnnxAttentionKernel final : public OpKernel {
+class OnnxAttentionKernel final : public OpKernel, public KernelDescription {
  public:
   OnnxAttentionKernel(const OnnxAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
   Status Compute(KernelContext& ctx) override;
+  std::string Describe() const override {
+    return std::string(kernel_.name) + "; present_key / present_value contiguous (BNSH)";
+  }
 
  private:
   Status Mask(KernelContext& ctx, const Tensor& m, const Operand& q, int64_t T, bool full,

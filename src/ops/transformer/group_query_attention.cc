@@ -43,6 +43,8 @@
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/kv_cache.h"
 #include "ops/transformer/rotary.h"
+#include "vtensor/exec/kernel_description.h"
+#include "vtensor/layout/layout_presets.h"
 
 namespace vt::ops {
 namespace {
@@ -429,9 +431,16 @@ Status GqaRun<T>::Attend(const T* q, int64_t qkv_row, const Tensor& pk, const Te
   return Status::Ok();
 }
 
-class GqaKernel final : public OpKernel {
+class GqaKernel final : public OpKernel, public KernelDescription {
  public:
   GqaKernel(const GqaAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
+
+  std::string Describe() const override {
+    return std::string(kernel_.name) + "; present_key / present_value " +
+           KvCacheOrderName(KvCacheOrder::kHeadMajor) +
+           " with spare capacity (KvCacheLayout), grown in place when the next step's past is"
+           " this present; exactly sized when the past is a fixed buffer";
+  }
 
   Status Compute(KernelContext& ctx) override {
     GqaInputs in;

@@ -28,6 +28,7 @@
 #include "ops/common/f32_compute.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/mha_core.h"
+#include "vtensor/exec/kernel_description.h"
 
 namespace vt::ops {
 namespace {
@@ -38,10 +39,13 @@ struct MhaAttrs {
   bool unidirectional = false;
 };
 
-class MhaKernel final : public OpKernel {
+class MhaKernel final : public OpKernel, public KernelDescription {
  public:
   MhaKernel(const MhaAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
   Status Compute(KernelContext& ctx) override;
+  std::string Describe() const override {
+    return std::string(kernel_.name) + "; present_key / present_value contiguous (BNSH)";
+  }
 
  private:
   Status Shapes(KernelContext& ctx, const Tensor& q, const Tensor* k, const Tensor* v,

@@ -35,6 +35,23 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   vt::cli::AddSessionFlags(bench_cmd, &bench.session);
 
+  vt::cli::GenerateArgs gen;
+  auto* gen_cmd = app.add_subcommand(
+      "generate", "Greedy generation (token ids) with an onnxruntime-genai decoder: TTFT, tokens/s");
+  gen_cmd->add_option("model", gen.model, "decoder model (input_ids, attention_mask, KV cache)")
+      ->required();
+  gen_cmd->add_option("--prompt-len", gen.prompt_len, "prompt tokens, ids drawn from --seed (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  gen_cmd->add_option("--new-tokens", gen.new_tokens, "tokens to generate (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  gen_cmd->add_option("--seed", gen.seed, "prompt seed (default 0)");
+  gen_cmd->add_option("--vocab", gen.vocab, "vocabulary size when logits' last dim is symbolic");
+  gen_cmd->add_option("--threads", gen.threads, "intra-op threads (default 1)")
+      ->check(CLI::Range(1, 1024));
+  gen_cmd->add_flag("--read-floor", gen.read_floor,
+                    "measure the sequential read bandwidth of the weight bytes per token");
+  vt::cli::AddSessionFlags(gen_cmd, &gen.session);
+
   vt::cli::DigestArgs digest;
   auto* digest_cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer");
   digest_cmd->add_option("model", digest.model, "ONNX model file")->required();
@@ -136,6 +153,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return vt::cli::RunCommand(run);
     if (*info_cmd) return vt::cli::InfoCommand(info_model);
     if (*bench_cmd) return vt::cli::BenchCommand(bench);
+    if (*gen_cmd) return vt::cli::GenerateCommand(gen);
     if (*digest_cmd) return vt::cli::DigestCommand(digest);
     if (*check_cmd) return vt::cli::CheckCommand(check);
     if (*inspect_cmd) return vt::cli::InspectCommand(inspect);

@@ -59,4 +59,7 @@ def all_bad():
                                                          ("offset", F, z(1, 18, 3, 3)), ("b", F, z(1)),
                                                          ("mask", F, z(1, 18, 3, 3))], [("y", F)],
             ["input 'mask' (4): expected shape [1,9,3,3], got [1,18,3,3]"]),
+        one("max_roi_pool_batch_id", "MaxRoiPool", 22, [("x", F, z(1, 2, 4, 4)),
+                                                         ("rois", F, np.array([[3, 0, 0, 2, 2]], np.float32))],
+            [("y", F)], ["input 'rois' (1) row 0: batch_id 3 outside [0, 1)"], {"pooled_shape": [2, 2]}),
     ]

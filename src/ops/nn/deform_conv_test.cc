@@ -41,8 +41,8 @@ void CheckZeroOffsetIsConv(const Shape& xs, const Shape& ws, int64_t group,
       OpCall{"DeformConv", 19, attrs, {x, w, MakeTensor(dt, off, std::vector<double>(NumElements(off), 0.0))}});
   ASSERT_EQ(y.shape(), conv.shape());
   const std::vector<double> a = Values(conv), b = Values(y);
-  // Conv computes float64 in float32 (src/ops/nn/conv.cc), so both types get a float32 tolerance.
-  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 1e-5 * (1 + std::fabs(a[i])));
+  const double tol = dt == DType::kFloat64 ? 1e-12 : 1e-5;
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], tol * (1 + std::fabs(a[i])));
 }
 
 TEST(DeformConvTest, ZeroOffsetsEqualConv) {

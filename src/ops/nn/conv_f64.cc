@@ -1,0 +1,45 @@
+#include "ops/nn/conv_f64.h"
+
+#include <vector>
+
+namespace vt::ops {
+
+void DirectConvF64(const SpatialGeometry& geo, int64_t N, int64_t C, int64_t M, int64_t group,
+                   const double* x, const double* w, const double* b, double* y) {
+  const size_t r = geo.rank();
+  const int64_t in_sz = NumElements(Shape(geo.in.begin(), geo.in.end()));
+  const int64_t out_sz = geo.out_numel(), kvol = geo.kernel_numel();
+  const int64_t Cg = C / group, Mg = M / group;
+  std::vector<int64_t> o(r), k(r);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const int64_t g = m / Mg;
+      double* ym = y + (n * M + m) * out_sz;
+      for (int64_t op = 0; op < out_sz; ++op) {
+        for (size_t d = r, rem = static_cast<size_t>(op); d-- > 0;) {
+          o[d] = static_cast<int64_t>(rem % static_cast<size_t>(geo.out[d]));
+          rem /= static_cast<size_t>(geo.out[d]);
+        }
+        double acc = b != nullptr ? b[m] : 0.0;
+        for (int64_t kp = 0; kp < kvol; ++kp) {
+          int64_t pos = 0;
+          bool inside = true;
+          for (size_t d = r, rem = static_cast<size_t>(kp); d-- > 0;) {
+            k[d] = static_cast<int64_t>(rem % static_cast<size_t>(geo.kernel[d]));
+            rem /= static_cast<size_t>(geo.kernel[d]);
+          }
+          for (size_t d = 0; d < r; ++d) {
+            const int64_t i = o[d] * geo.stride[d] - geo.pad_begin[d] + k[d] * geo.dilation[d];
+            if (i < 0 || i >= geo.in[d]) inside = false;
+            pos = pos * geo.in[d] + i;
+          }
+          if (!inside) continue;
+          for (int64_t c = 0; c < Cg; ++c)
+            acc += x[(n * C + g * Cg + c) * in_sz + pos] * w[(m * Cg + c) * kvol + kp];
+        }
+        ym[op] = acc;
+      }
+    }
+}
+
+}  // namespace vt::ops

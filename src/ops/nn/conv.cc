@@ -1,6 +1,7 @@
 // Conv (ONNX Operators.md "Conv", opsets 1 and 11): N-d convolution of X [N, C, D1..Dn] with
 // W [M, C/group, k1..kn] and optional bias B [M]; groups, strides, dilations, explicit pads and
-// auto_pad. Computed in f32 (f16/bf16/f64 converted).
+// auto_pad. Computed in f32 (f16/bf16 converted); float64 without a fused activation runs a
+// direct convolution in double (ops/nn/conv_f64.h), keeping its precision.
 //
 // Each (image, group) is one GEMM Y_g[M/g, out] = W_g[M/g, K] * B[K, out] with the weights as
 // the left operand, so Y comes out in NCHW without a transpose; the bias is the GEMM's per-row
@@ -32,6 +33,7 @@
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/common/constant_operand.h"
 #include "ops/nn/conv_epilogue.h"
+#include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
@@ -191,6 +193,13 @@ Status ConvKernel::Compute(KernelContext& ctx) {
                        std::to_string(M) + " output channels");
   Tensor Y = ctx.AllocOutput(0, dt, yshape);
   if (Y.numel() == 0) return Status::Ok();
+  if (dt == DType::kFloat64 && epi_.empty()) {
+    const Tensor x64 = X.Contiguous(), w64 = W.Contiguous();
+    const Tensor b64 = Bt.defined() ? Bt.Contiguous() : Tensor();
+    DirectConvF64(geo, N, C, M, group, x64.data<double>(), w64.data<double>(),
+                  b64.defined() ? b64.data<double>() : nullptr, Y.mutable_data<double>());
+    return Status::Ok();
+  }
   const bool clamp = epi_.ClampOnly();
   const bool post = !epi_.empty() && !clamp;  // activation applied after each kernel call
 

@@ -1,6 +1,7 @@
 // ConvTranspose (ONNX Operators.md "ConvTranspose", opsets 1 and 11): X [N, C, D1..Dn],
 // W [C, M/group, k1..kn], optional B [M]; strides, dilations, groups, pads or auto_pad,
-// output_padding and output_shape. Computed in f32 (f16/bf16/f64 converted).
+// output_padding and output_shape. Computed in f32 (f16/bf16 converted); float64 runs a direct
+// transposed convolution in double (ops/nn/conv_f64.h).
 //
 // Per (image, group): col[(M/g) * prod(k), prod(in)] = W_g^T * X_g as one GEMM (W_g is
 // [C/g, (M/g) * prod(k)] row-major, i.e. the transposed-storage A operand; a constant W is
@@ -19,6 +20,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/nn/conv_f64.h"
 
 namespace vt::ops {
 namespace {
@@ -135,6 +137,14 @@ Status ConvTransposeKernel::Compute(KernelContext& ctx) {
   yshape.insert(yshape.end(), out.begin(), out.end());
   Tensor Y = ctx.AllocOutput(0, dt, yshape);
   if (Y.numel() == 0) return Status::Ok();
+  if (dt == DType::kFloat64) {  // keeps double precision (ops/nn/conv_f64.h)
+    const Tensor x64 = X.Contiguous(), w64 = W.Contiguous();
+    const Tensor b64 = Bt.defined() ? Bt.Contiguous() : Tensor();
+    DirectConvTransposeF64(in, ks, stride, dil, pad_begin, out, N, C, M, group, x64.data<double>(),
+                           w64.data<double>(), b64.defined() ? b64.data<double>() : nullptr,
+                           Y.mutable_data<double>());
+    return Status::Ok();
+  }
 
   const Tensor x = AsF32(X);
   const Tensor b = Bt.defined() ? AsF32(Bt) : Tensor();

@@ -105,6 +105,7 @@ class RecurrentKernel : public OpKernel {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
     if (x.dtype() == DType::kFloat32) return Run<float>(ctx, &fbuf_);
     if (x.dtype() == DType::kFloat64) return Run<double>(ctx, &dbuf_);
+    if (x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16) return RunWidened(ctx);
     return ctx.Unsupported(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
   }
 
@@ -122,6 +123,35 @@ class RecurrentKernel : public OpKernel {
       return ctx.Error(std::string(name) + " has shape " + ShapeToString(t.shape()) +
                        ", expected " + ShapeToString(shape));
     return t.Contiguous();
+  }
+
+  // float16 (opset 1) and bfloat16 (opset 22): the float inputs are widened to float32, the
+  // float32 recurrence runs on them and each output is rounded once to X's type.
+  Status RunWidened(KernelContext& ctx) {
+    const DType dt = ctx.input(0).dtype();
+    static constexpr const char* kNames[] = {"X", "W", "R", "B", "sequence_lens", "initial_h",
+                                             "initial_c", "P"};
+    std::vector<Value> wide(ctx.num_inputs());
+    std::vector<const Value*> ins(ctx.num_inputs(), nullptr);
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      const Value* v = ctx.input_value(i);
+      if (v == nullptr || !v->is_tensor() || i == 4) {
+        ins[i] = v;
+        continue;
+      }
+      if (v->tensor().dtype() != dt)
+        return ctx.Error(std::string(i < 8 ? kNames[i] : "input") + " has dtype " +
+                         DTypeName(v->tensor().dtype()) + ", X has " + DTypeName(dt));
+      wide[i] = Value(CastTensor(v->tensor(), DType::kFloat32));
+      ins[i] = &wide[i];
+    }
+    std::vector<Value> outs(ctx.num_outputs());
+    KernelContext inner(ctx.node(), std::move(ins), &outs, nullptr, ctx.threads());
+    VT_RETURN_IF_ERROR(Run<float>(inner, &fbuf_));
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i].is_tensor() && outs[i].tensor().defined())
+        ctx.SetOutput(i, Value(CastTensor(outs[i].tensor(), dt)));
+    return Status::Ok();
   }
 
   template <typename T>

@@ -19,6 +19,14 @@ std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
   return names;
 }
 
+namespace {
+// Passes whose rewrites assume that one dim_param has one size in every input (the ONNX IR's
+// rule; passes/symbolic_shapes.h). The others hold for any sizes.
+bool ReliesOnDimParams(std::string_view pass) {
+  return pass != "constant-folding" && pass != "fuse-hardswish" && pass != "fuse-conv";
+}
+}  // namespace
+
 Session::~Session() = default;
 
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
@@ -38,7 +46,11 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->model_ = std::move(model);
   s->opts_ = opts;
   s->pool_ = std::make_unique<BufferPool>();
-  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts)));
+  RunPassesOptions pass_opts;
+  pass_opts.report = [&s](const char* pass, size_t rewrites) {
+    if (rewrites > 0 && ReliesOnDimParams(pass)) s->binds_dim_params_ = true;
+  };
+  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
@@ -92,8 +104,10 @@ Status CheckInput(const GraphIO& io, const Value& v, const std::string& file) {
 }
 
 // The ONNX IR gives a dimension variable (dim_param) one value across the whole graph ("MUST"),
-// and the shape folding and fusions rely on it (passes/symbolic_shapes.h): inputs that bind one
-// name to two sizes are refused.
+// and the shape folding and fusions rely on it (passes/symbolic_shapes.h): when one of them
+// rewrote the graph, inputs that bind one name to two sizes are refused. Models no such pass
+// changed run with any sizes, as ONNX Runtime runs them (exporters that write one name, e.g.
+// "?", for unrelated dims).
 Status CheckDimParams(const std::vector<const GraphIO*>& real, const std::vector<Value>& inputs,
                       const std::string& file) {
   std::map<std::string, std::pair<int64_t, std::string>> bound;  // name -> (size, input)
@@ -131,7 +145,7 @@ Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
     VT_RETURN_IF_ERROR(CheckInput(*real[i], inputs[i], file));
     feeds[real[i]->name] = inputs[i];
   }
-  VT_RETURN_IF_ERROR(CheckDimParams(real, inputs, file));
+  if (binds_dim_params_) VT_RETURN_IF_ERROR(CheckDimParams(real, inputs, file));
   omp_set_num_threads(opts_.threads);
   auto r = runner_->Run(feeds, nullptr, opts_.threads);
   if (!r.ok()) return r.take_status().WithContext(file);

@@ -72,8 +72,9 @@ class Session {
   const std::vector<GraphIO>& outputs() const { return model_.graph->outputs; }
 
   // Runs once. `inputs` follow inputs() order. Returns outputs in outputs() order.
-  // Errors: InvalidArgument for a wrong count, dtype or a shape contradicting a fixed dim;
-  // any kernel error (naming node, op type and opset).
+  // Errors: InvalidArgument for a wrong count, dtype or a shape contradicting a fixed dim, or
+  // (when a session pass relied on it, e.g. a transformer fusion) for inputs that give one
+  // dim_param two sizes; any kernel error (naming node, op type and opset).
   Expected<std::vector<Value>> Run(const std::vector<Value>& inputs);
 
   // HIT / MISS(reason) of every compiled entry, in file order (empty without entries).
@@ -94,6 +95,8 @@ class Session {
   std::unique_ptr<WeightCache> cache_;
   std::unique_ptr<WeightProvider> provider_;
   std::string extension_error_;
+  // A session pass relied on dim_params binding one size each (Run then checks the inputs).
+  bool binds_dim_params_ = false;
   std::unique_ptr<GraphRunner> runner_;
 };
 

@@ -44,6 +44,7 @@ if [[ ! -r "$MODEL" ]]; then
   say "$MODEL not cached: using a small model written here"
   OCR=0
   DATA="$WORK/small"
+  mkdir -p "$DATA"
   "$BUILD/vtensor-make-compiled-model" "$DATA" >/dev/null
   MODEL="$DATA/compiled.onnx"
   "$BUILD/vtensor" run "$DATA/stock.onnx" --data "$DATA" --save-outputs "$DATA" >/dev/null

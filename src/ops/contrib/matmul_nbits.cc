@@ -196,7 +196,7 @@ class MatMulNBitsKernel final : public OpKernel {
     if (w.ok()) dequantized_ = std::move(*w);
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     VT_ASSIGN_OR_RETURN(Tensor S, ctx.RequireTensor(2));

@@ -21,7 +21,7 @@ class ActivationKernel final : public OpKernel {
     return std::unique_ptr<OpKernel>(new ActivationKernel(GeluRowFor(init), *act));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
     Tensor m;
     if (ctx.has_input(1)) {

@@ -60,7 +60,7 @@ class DenseKernel final : public OpKernel {
     return std::unique_ptr<OpKernel>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
     if (x0.dtype() != DType::kFloat32) return ctx.Unsupported("X must be f32");
     if (x0.rank() < 1 || x0.dim(x0.rank() - 1) != k_)

@@ -138,7 +138,7 @@ class MatMulKernel final : public OpKernel {
     return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     const DType dt = A.dtype();

@@ -139,7 +139,7 @@ class ConvKernel final : public OpKernel {
     }
   }
 
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
 
   void set_epilogue(ConvEpilogue e) { epi_ = std::move(e); }
 
@@ -152,7 +152,7 @@ class ConvKernel final : public OpKernel {
   ConvEpilogue epi_;                              // fused activation (empty: none)
 };
 
-Status ConvKernel::Compute(KernelContext& ctx) {
+Status ConvKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor W, ctx.RequireTensor(1));
   const DType dt = X.dtype();

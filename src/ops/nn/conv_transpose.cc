@@ -49,7 +49,7 @@ class ConvTransposeKernel final : public OpKernel {
           gemm_.mr, rows, cg, wc.data<float>() + static_cast<size_t>(g) * cg * rows, rows));
   }
 
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
 
  private:
   const kernels::F32GemmKernel& gemm_;
@@ -57,7 +57,7 @@ class ConvTransposeKernel final : public OpKernel {
   std::vector<F32Panels> w_panels_;  // per group: A = W_g^T, [(M/g) * prod(k), C/g]
 };
 
-Status ConvTransposeKernel::Compute(KernelContext& ctx) {
+Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor W, ctx.RequireTensor(1));
   const DType dt = X.dtype();

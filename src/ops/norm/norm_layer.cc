@@ -181,7 +181,7 @@ template <bool kRms>
 class LayerNormKernel final : public OpKernel {
  public:
   explicit LayerNormKernel(const KernelInit& init) : row_(LayerNormRowFor(init)) {}
-  Status Compute(KernelContext& ctx) override { return LayerNormCompute<kRms>(ctx, row_); }
+  Status Compute(KernelContext& ctx) const override { return LayerNormCompute<kRms>(ctx, row_); }
 
  private:
   const kernels::LayerNormKernel& row_;

@@ -101,10 +101,10 @@ class RecurrentKernel : public OpKernel {
  public:
   explicit RecurrentKernel(RnnConfig cfg) : cfg_(std::move(cfg)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
-    if (x.dtype() == DType::kFloat32) return Run<float>(ctx, &fbuf_);
-    if (x.dtype() == DType::kFloat64) return Run<double>(ctx, &dbuf_);
+    if (x.dtype() == DType::kFloat32) return Run<float>(ctx, &ThreadScratch<float>());
+    if (x.dtype() == DType::kFloat64) return Run<double>(ctx, &ThreadScratch<double>());
     if (x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16) return RunWidened(ctx);
     return ctx.Unsupported(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
   }
@@ -127,7 +127,7 @@ class RecurrentKernel : public OpKernel {
 
   // float16 (opset 1) and bfloat16 (opset 22): the float inputs are widened to float32, the
   // float32 recurrence runs on them and each output is rounded once to X's type.
-  Status RunWidened(KernelContext& ctx) {
+  Status RunWidened(KernelContext& ctx) const {
     const DType dt = ctx.input(0).dtype();
     static constexpr const char* kNames[] = {"X", "W", "R", "B", "sequence_lens", "initial_h",
                                              "initial_c", "P"};
@@ -147,15 +147,23 @@ class RecurrentKernel : public OpKernel {
     }
     std::vector<Value> outs(ctx.num_outputs());
     KernelContext inner(ctx.node(), std::move(ins), &outs, nullptr, ctx.threads());
-    VT_RETURN_IF_ERROR(Run<float>(inner, &fbuf_));
+    VT_RETURN_IF_ERROR(Run<float>(inner, &ThreadScratch<float>()));
     for (size_t i = 0; i < outs.size(); ++i)
       if (outs[i].is_tensor() && outs[i].tensor().defined())
         ctx.SetOutput(i, Value(CastTensor(outs[i].tensor(), dt)));
     return Status::Ok();
   }
 
+  // Per-thread scratch reused across calls (a run executes one node at a time on its thread;
+  // concurrent runs are on other threads), so steady-state calls do not allocate.
   template <typename T>
-  Status Run(KernelContext& ctx, std::vector<T>* buf) {
+  static std::vector<T>& ThreadScratch() {
+    thread_local std::vector<T> buf;
+    return buf;
+  }
+
+  template <typename T>
+  Status Run(KernelContext& ctx, std::vector<T>* buf) const {
     const RnnConfig& c = cfg_;
     const bool lstm = c.kind == CellKind::kLstm, gru = c.kind == CellKind::kGru;
     const int64_t G = c.gates, D = c.num_dirs;
@@ -181,7 +189,7 @@ class RecurrentKernel : public OpKernel {
       VT_ASSIGN_OR_RETURN(p, Optional(ctx, 7, "P", dt, {D, 3 * H}));
     }
     // Per-batch lengths; every batch runs all steps without sequence_lens.
-    lens_.assign(static_cast<size_t>(batch), seq);
+    std::vector<int64_t> lens(static_cast<size_t>(batch), seq);
     bool padded = false;
     if (ctx.has_input(4) && !ctx.input_value(4)->is_none()) {
       VT_ASSIGN_OR_RETURN(Tensor sl, ctx.RequireTensor(4));
@@ -193,7 +201,7 @@ class RecurrentKernel : public OpKernel {
         if (l < 0 || l > seq)
           return ctx.Error("sequence_lens[" + std::to_string(i) + "] = " + std::to_string(l) +
                            " outside [0, " + std::to_string(seq) + "]");
-        lens_[static_cast<size_t>(i)] = l;
+        lens[static_cast<size_t>(i)] = l;
         padded |= l < seq;
       }
     }
@@ -289,7 +297,7 @@ class RecurrentKernel : public OpKernel {
         if (gru && !c.linear_before_reset) {
           // z, r first, then (r ⊙ h) · Rh^T into the h-gate slot.
           for (int64_t bi = 0; bi < batch; ++bi) {
-            const int64_t len = lens_[static_cast<size_t>(bi)];
+            const int64_t len = lens[static_cast<size_t>(bi)];
             T* g = gates + bi * GH;
             T* rh = tmp + bi * H;
             if (s >= len) {
@@ -309,7 +317,7 @@ class RecurrentKernel : public OpKernel {
           rnn::GemmNT(batch, H, H, tmp, H, rd + 2 * H * H, H, gates + 2 * H, GH, false);
         }
         for (int64_t bi = 0; bi < batch; ++bi) {
-          const int64_t len = lens_[static_cast<size_t>(bi)];
+          const int64_t len = lens[static_cast<size_t>(bi)];
           if (s >= len) continue;
           const int64_t t = rev ? len - 1 - s : s;
           const T* xg = xw + (t * batch + bi) * GH;
@@ -395,9 +403,7 @@ class RecurrentKernel : public OpKernel {
   }
 
   RnnConfig cfg_;
-  std::vector<float> fbuf_;
-  std::vector<double> dbuf_;
-  std::vector<int64_t> lens_;
+
 };
 
 KernelFactory MakeFactory(CellKind kind) {

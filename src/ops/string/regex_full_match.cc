@@ -27,7 +27,7 @@ class RegexFullMatchKernel : public OpKernel {
     return std::unique_ptr<OpKernel>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
     if (x0.dtype() != DType::kString)
       return ctx.Error(std::string("input 'X' (0) has element type ") + DTypeName(x0.dtype()) +

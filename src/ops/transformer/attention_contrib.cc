@@ -43,7 +43,7 @@ struct AttnAttrs {
 class MsAttentionKernel final : public OpKernel, public KernelDescription {
  public:
   MsAttentionKernel(const AttnAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
   std::string Describe() const override {
     return std::string(kernel_.name) + "; present contiguous (BNSH)";
   }
@@ -53,7 +53,7 @@ class MsAttentionKernel final : public OpKernel, public KernelDescription {
   const kernels::AttentionKernel& kernel_;
 };
 
-Status MsAttentionKernel::Compute(KernelContext& ctx) {
+Status MsAttentionKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor w, ctx.RequireTensor(1));
   const Tensor *bias = OptionalInput(ctx, 2), *mask = OptionalInput(ctx, 3);

@@ -442,7 +442,7 @@ class GqaKernel final : public OpKernel, public KernelDescription {
            " this present; exactly sized when the past is a fixed buffer";
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     GqaInputs in;
     VT_ASSIGN_OR_RETURN(Tensor q, ctx.RequireTensor(0));
     in.query = q.Contiguous();
@@ -488,7 +488,7 @@ class GqaKernel final : public OpKernel, public KernelDescription {
  private:
   GqaAttrs a_;
   const kernels::AttentionKernel& kernel_;
-  KvCacheGrowth growth_;
+  mutable KvCacheGrowth growth_;  // thread-safe (its own mutex)
 };
 
 Expected<std::unique_ptr<OpKernel>> MakeGqa(const KernelInit& init) {

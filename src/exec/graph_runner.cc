@@ -2,12 +2,14 @@
 
 #include <omp.h>
 
-#include "exec/unsupported_ops.h"
-
+#include <algorithm>
 #include <unordered_set>
+
+#include "exec/unsupported_ops.h"
 
 #include "vtensor/base/host_memory.h"
 #include "vtensor/graph/node_status.h"
+#include "vtensor/exec/kernel_description.h"
 
 namespace vt {
 
@@ -39,13 +41,36 @@ void BufferPool::Put(std::shared_ptr<Storage> s) {
   free_[s->size()].push_back(std::move(s));
 }
 
+BufferPools::Lease BufferPools::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      std::unique_ptr<BufferPool> p = std::move(free_.back());
+      free_.pop_back();
+      return Lease(this, std::move(p));
+    }
+    ++created_;
+  }
+  return Lease(this, std::make_unique<BufferPool>());
+}
+
+void BufferPools::Return(std::unique_ptr<BufferPool> pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(std::move(pool));
+}
+
+size_t BufferPools::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return created_;
+}
+
 Tensor KernelContext::AllocOutput(size_t i, DType dtype, const Shape& shape) {
   Tensor t;
-  if (dtype == DType::kString || runner_ == nullptr) {
+  if (dtype == DType::kString || frame_ == nullptr || frame_->pool == nullptr) {
     t = Tensor::Empty(dtype, shape);
   } else {
     size_t bytes = static_cast<size_t>(NumElements(shape)) * DTypeSize(dtype);
-    t = Tensor(dtype, Layout::Contiguous(shape), runner_->pool()->Get(bytes));
+    t = Tensor(dtype, Layout::Contiguous(shape), frame_->pool->Get(bytes));
   }
   SetOutput(i, t);
   return t;
@@ -53,12 +78,12 @@ Tensor KernelContext::AllocOutput(size_t i, DType dtype, const Shape& shape) {
 
 Expected<std::vector<Value>> KernelContext::RunSubgraph(const Graph& graph,
                                                         const std::vector<Value>& inputs) {
-  if (runner_ == nullptr) return Internal("RunSubgraph without a runner");
-  return runner_->RunSubgraph(graph, inputs, threads_);
+  if (frame_ == nullptr) return Internal("RunSubgraph without a runner");
+  return frame_->runner->RunSubgraph(graph, inputs, *frame_, threads_);
 }
 
-const Value* GraphRunner::Frame::Lookup(const std::string& name) const {
-  for (const Frame* f = this; f != nullptr; f = f->parent) {
+const Value* ExecFrame::Lookup(const std::string& name) const {
+  for (const ExecFrame* f = this; f != nullptr; f = f->parent) {
     auto it = f->runner->slot_of_.find(name);
     if (it != f->runner->slot_of_.end()) return &(*f->slots)[static_cast<size_t>(it->second)];
   }
@@ -102,6 +127,8 @@ void GraphRunner::PlanNodeSlots(size_t p, const Node& node, std::vector<int>* la
     used_here(s);
   }
   for (const auto& o : node.outputs) np.out_slots.push_back(o.empty() ? -1 : Slot(o));
+  max_node_inputs_ = std::max(max_node_inputs_, np.in_slots.size());
+  max_node_outputs_ = std::max(max_node_outputs_, np.out_slots.size());
   for (const auto& [an, a] : node.attrs) {
     std::vector<std::shared_ptr<Graph>> subs = a.graphs;
     if (a.g) subs.push_back(a.g);
@@ -117,7 +144,7 @@ void GraphRunner::PrepareSubgraphs(const Node& node) {
     for (const auto& sg : a.graphs) subs.push_back(sg.get());
     for (const Graph* sg : subs)
       if (!subrunners_.count(sg))
-        if (auto sub = Prepare(*sg, *model_, pool_, provider_); sub.ok())
+        if (auto sub = Prepare(*sg, *model_, provider_); sub.ok())
           subrunners_.emplace(sg, std::move(sub).value());
   }
 }
@@ -143,13 +170,11 @@ void GraphRunner::PlanReleases(std::vector<int>* last_use) {
 }
 
 Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, const Model& model,
-                                                             BufferPool* pool,
                                                              WeightProvider* provider) {
   auto r = std::unique_ptr<GraphRunner>(new GraphRunner());
   r->provider_ = provider;
   r->graph_ = &graph;
   r->model_ = &model;
-  r->pool_ = pool;
   // Only the top-level graph adds the file name; nested errors already carry it.
   const bool top = graph.parent == nullptr && graph.name.find("/function") == std::string::npos;
   const std::string file = model.path.empty() ? "<model>" : model.path;
@@ -183,29 +208,31 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
 }
 
 Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::string, Value>& feeds,
-                                              const Frame* outer, int threads) {
+                                              BufferPool* pool, int threads) const {
+  return RunIn(feeds, nullptr, pool, threads);
+}
+
+Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::string, Value>& feeds,
+                                                const ExecFrame* outer, BufferPool* pool,
+                                                int threads) const {
   std::vector<Value> slots(static_cast<size_t>(num_slots_));
   for (const auto& [s, t] : init_slots_) slots[static_cast<size_t>(s)] = Value(*t);
   for (size_t i = 0; i < graph_->inputs.size(); ++i) {
     auto it = feeds.find(graph_->inputs[i].name);
     if (it != feeds.end()) slots[static_cast<size_t>(input_slots_[i])] = it->second;
   }
-  Frame frame{this, &slots, outer};
-  const Frame* saved = current_frame_;
-  current_frame_ = &frame;
-  struct Restore {
-    const Frame** p;
-    const Frame* v;
-    ~Restore() { *p = v; }
-  } restore{&current_frame_, saved};
+  const ExecFrame frame{this, &slots, outer, pool};
 
   std::vector<const Value*> outer_vals(outer_names_.size(), nullptr);
   for (size_t k = 0; k < outer_names_.size(); ++k) {
     outer_vals[k] = outer ? outer->Lookup(outer_names_[k]) : nullptr;
   }
-  for (auto& np : plan_) {
-    std::vector<const Value*>& ins = np.ins;
-    std::vector<Value>& outs = np.outs;
+  // One input list and one output list per run, handed to each node in turn.
+  std::vector<const Value*> ins;
+  std::vector<Value> outs;
+  ins.reserve(max_node_inputs_);
+  outs.reserve(max_node_outputs_);
+  for (const auto& np : plan_) {
     ins.clear();
     for (int s : np.in_slots) {
       const Value* v = nullptr;
@@ -222,7 +249,7 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
       ins.push_back(v);
     }
     outs.assign(np.out_slots.size(), Value());
-    KernelContext ctx(*np.node, std::move(ins), &outs, this, threads);
+    KernelContext ctx(*np.node, std::move(ins), &outs, &frame, threads);
     Status st = np.kernel->Compute(ctx);
     ins = ctx.TakeInputs();
     if (!st.ok()) return AnnotateNode(std::move(st), *np.node);
@@ -230,10 +257,10 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
       if (np.out_slots[o] >= 0) slots[static_cast<size_t>(np.out_slots[o])] = std::move(outs[o]);
     for (int s : np.release_after) {
       Value& v = slots[static_cast<size_t>(s)];
-      if (v.is_tensor()) {
+      if (v.is_tensor() && pool != nullptr) {
         std::shared_ptr<Storage> st2 = v.tensor().storage();
         v = Value();
-        pool_->Put(std::move(st2));
+        pool->Put(std::move(st2));
       } else {
         v = Value();
       }
@@ -255,20 +282,38 @@ Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::stri
   return result;
 }
 
+Expected<const GraphRunner*> GraphRunner::SubRunner(const Graph& g) const {
+  if (auto it = subrunners_.find(&g); it != subrunners_.end()) return it->second.get();
+  std::lock_guard<std::mutex> lock(lazy_->mu);
+  auto it = lazy_->runners.find(&g);
+  if (it == lazy_->runners.end()) {
+    VT_ASSIGN_OR_RETURN(auto sub, Prepare(g, *model_, provider_));
+    it = lazy_->runners.emplace(&g, std::move(sub)).first;
+  }
+  return it->second.get();
+}
+
 Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
                                                       const std::vector<Value>& inputs,
-                                                      int threads) {
-  auto it = subrunners_.find(&g);
-  if (it == subrunners_.end()) {
-    VT_ASSIGN_OR_RETURN(auto sub, Prepare(g, *model_, pool_, provider_));
-    it = subrunners_.emplace(&g, std::move(sub)).first;
-  }
+                                                      const ExecFrame& at, int threads) const {
+  VT_ASSIGN_OR_RETURN(const GraphRunner* sub, SubRunner(g));
   if (inputs.size() > g.inputs.size())
     return InvalidArgument("subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
                            " inputs, got " + std::to_string(inputs.size()));
   std::unordered_map<std::string, Value> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) feeds[g.inputs[i].name] = inputs[i];
-  return it->second->Run(feeds, current_frame_, threads);
+  return sub->RunIn(feeds, &at, at.pool, threads);
+}
+
+std::vector<std::pair<std::string, std::string>> GraphRunner::KernelNotes() const {
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (const NodePlan& np : plan_) {
+    if (np.kernel == nullptr) continue;
+    const auto* d = dynamic_cast<const KernelDescription*>(np.kernel.get());
+    if (d == nullptr) continue;
+    if (std::string text = d->Describe(); !text.empty()) notes.emplace_back(np.node->name, text);
+  }
+  return notes;
 }
 
 }  // namespace vt

@@ -43,6 +43,25 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   return cmd;
 }
 
+CLI::App* AddGenerate(CLI::App& app, vt::cli::GenerateArgs& gen) {
+  auto* cmd = app.add_subcommand(
+      "generate", "Greedy generation (token ids) with an onnxruntime-genai decoder: TTFT, tokens/s");
+  cmd->add_option("model", gen.model, "decoder model (input_ids, attention_mask, KV cache)")
+      ->required();
+  cmd->add_option("--prompt-len", gen.prompt_len, "prompt tokens, ids drawn from --seed (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--new-tokens", gen.new_tokens, "tokens to generate (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--seed", gen.seed, "prompt seed (default 0)");
+  cmd->add_option("--vocab", gen.vocab, "vocabulary size when logits' last dim is symbolic");
+  cmd->add_option("--threads", gen.threads, "intra-op threads (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--read-floor", gen.read_floor,
+                "measure the sequential read bandwidth of the weight bytes per token");
+  AddSessionFlags(cmd, &gen.session);
+  return cmd;
+}
+
 CLI::App* AddDigest(CLI::App& app, vt::cli::DigestArgs& digest) {
   auto* cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer");
   cmd->add_option("model", digest.model, "ONNX model file")->required();
@@ -110,6 +129,9 @@ CLI::App* AddPasses(CLI::App& app, vt::cli::PassesArgs& passes) {
   cmd->add_option("--target", passes.target,
                   "x86_64-avx512, x86_64-avx2, x86_64-baseline, iree-llvm-cpu or native");
   cmd->add_flag("--print-after-all", passes.print_after_all, "print the graph after each pass");
+  cmd->add_flag("--session", passes.session,
+                "run the passes a session runs (folding, shape folding, fusions) instead of a "
+                "target's; print one count line per pass, then the graph");
   return cmd;
 }
 
@@ -148,6 +170,7 @@ int main(int argc, char** argv) {
   vt::cli::RunArgs run;
   std::string info_model;
   vt::cli::BenchArgs bench;
+  vt::cli::GenerateArgs gen;
   vt::cli::DigestArgs digest;
   vt::cli::CheckArgs check;
   vt::cli::InspectArgs inspect;
@@ -159,6 +182,7 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = AddRun(app, run);
   CLI::App* info_cmd = AddInfo(app, info_model);
   CLI::App* bench_cmd = AddBench(app, bench);
+  CLI::App* gen_cmd = AddGenerate(app, gen);
   CLI::App* digest_cmd = AddDigest(app, digest);
   CLI::App* check_cmd = AddCheck(app, check);
   CLI::App* inspect_cmd = AddInspect(app, inspect);
@@ -181,6 +205,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return vt::cli::RunCommand(run);
     if (*info_cmd) return vt::cli::InfoCommand(info_model);
     if (*bench_cmd) return vt::cli::BenchCommand(bench);
+    if (*gen_cmd) return vt::cli::GenerateCommand(gen);
     if (*digest_cmd) return vt::cli::DigestCommand(digest);
     if (*check_cmd) return vt::cli::CheckCommand(check);
     if (*inspect_cmd) return vt::cli::InspectCommand(inspect);

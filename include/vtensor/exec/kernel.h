@@ -2,6 +2,11 @@
 //
 // A kernel is created once per node at session creation (it may read attributes and
 // constant initializers, and prepack weights), then Compute() runs it for every inference.
+// Compute is const: one kernel serves every concurrent run of its session (runtime/session.h),
+// so what it prepared is read-only afterwards and per-call state (scratch, buffers) lives in
+// locals, in the run's buffer pool (AllocOutput) or in thread_local scratch, never in members.
+// The rare kernel that must keep state across calls (a seeded random stream, a cache of
+// expanded function bodies) guards it with its own mutex.
 // Kernels are registered per (domain, op_type, opset range). Nodes without a registered
 // kernel but with an ONNX function body (schema function) are expanded at run time.
 #pragma once
@@ -19,13 +24,16 @@
 
 namespace vt {
 
-class GraphRunner;  // internal: executes one graph
+struct ExecFrame;  // internal (exec/graph_runner.h): one run of one graph
 
 class KernelContext {
  public:
+  // `frame`: the run this node executes in (its buffer pool and outer-scope values); null
+  // outside a graph run (constant folding, tests): outputs are then fresh allocations and
+  // RunSubgraph fails.
   KernelContext(const Node& node, std::vector<const Value*> inputs, std::vector<Value>* outputs,
-                GraphRunner* runner, int threads)
-      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), runner_(runner),
+                const ExecFrame* frame, int threads)
+      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), frame_(frame),
         threads_(threads) {}
 
   const Node& node() const { return node_; }
@@ -74,14 +82,15 @@ class KernelContext {
   const Node& node_;
   std::vector<const Value*> inputs_;
   std::vector<Value>* outputs_;
-  GraphRunner* runner_;
+  const ExecFrame* frame_;
   int threads_;
 };
 
 class OpKernel {
  public:
   virtual ~OpKernel() = default;
-  virtual Status Compute(KernelContext& ctx) = 0;
+  // Runs the node once; may be called from several threads at once (see above).
+  virtual Status Compute(KernelContext& ctx) const = 0;
 };
 
 // What a kernel factory may inspect when its node is prepared.

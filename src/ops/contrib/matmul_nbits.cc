@@ -150,7 +150,8 @@ Expected<std::vector<float>> Dequantize(const NBitsAttrs& a, const Tensor& b, co
 }
 
 // accuracy_level 4 on the general path: rows of `k` activations replaced by d * q, with one
-// d = amax / 127 per block of `bs` (NBitsQuantizeXQ8's definition; the last block may be short).
+// d = amax / 127 per block of `bs` and q = nearbyint(x * 127 / amax) (NBitsQuantizeXQ8's
+// definition; the last block may be short).
 void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float* out) {
   for (size_t i = 0; i < m; ++i)
     for (size_t b0 = 0; b0 < k; b0 += bs) {
@@ -158,9 +159,9 @@ void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float
       const float* src = x + i * k + b0;
       float amax = 0.0f;
       for (size_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(src[j]));
-      const float d = amax / 127.0f;
+      const float d = amax / 127.0f, inv = amax != 0.0f ? 127.0f / amax : 0.0f;
       for (size_t j = 0; j < n; ++j)
-        out[i * k + b0 + j] = d == 0.0f ? 0.0f : d * std::clamp(std::nearbyint(src[j] / d), -127.0f, 127.0f);
+        out[i * k + b0 + j] = d * std::clamp(std::nearbyint(src[j] * inv), -127.0f, 127.0f);
     }
 }
 
@@ -195,7 +196,7 @@ class MatMulNBitsKernel final : public OpKernel {
     if (w.ok()) dequantized_ = std::move(*w);
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     VT_ASSIGN_OR_RETURN(Tensor S, ctx.RequireTensor(2));

@@ -1,6 +1,7 @@
 // Conv (ONNX Operators.md "Conv", opsets 1 and 11): N-d convolution of X [N, C, D1..Dn] with
 // W [M, C/group, k1..kn] and optional bias B [M]; groups, strides, dilations, explicit pads and
-// auto_pad. Computed in f32 (f16/bf16/f64 converted).
+// auto_pad. Computed in f32 (f16/bf16 converted); float64 without a fused activation runs a
+// direct convolution in double (ops/nn/conv_f64.h), keeping its precision.
 //
 // Each (image, group) is one GEMM Y_g[M/g, out] = W_g[M/g, K] * B[K, out] with the weights as
 // the left operand, so Y comes out in NCHW without a transpose; the bias is the GEMM's per-row
@@ -36,6 +37,7 @@
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
 #include "ops/nn/conv_epilogue.h"
+#include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
 #include "ops/nn/conv_modes.h"
 #include "vtensor/forms/weight_provider.h"
@@ -115,7 +117,7 @@ Expected<ConvInputs> ReadConvInputs(KernelContext& ctx, const ConvEpilogue& epi)
 class ConvKernel final : public OpKernel {
  public:
   explicit ConvKernel(const KernelInit& init);
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
   void set_epilogue(ConvEpilogue e) { epi_ = std::move(e); }
 
  private:
@@ -183,11 +185,19 @@ void ConvKernel::PackFilter(const Tensor& w, int64_t group) {
   }
 }
 
-Status ConvKernel::Compute(KernelContext& ctx) {
+Status ConvKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(ConvInputs in, ReadConvInputs(ctx, epi_));
   const DType dt = in.X.dtype();
   Tensor Y = ctx.AllocOutput(0, dt, in.yshape);
   if (Y.numel() == 0) return Status::Ok();
+  if (dt == DType::kFloat64 && epi_.empty()) {
+    const Tensor x64 = in.X.Contiguous(), w64 = in.W.Contiguous();
+    const Tensor b64 = in.B.defined() ? in.B.Contiguous() : Tensor();
+    DirectConvF64(in.geo, in.X.dim(0), in.X.dim(1), in.W.dim(0), in.group, x64.data<double>(),
+                  w64.data<double>(), b64.defined() ? b64.data<double>() : nullptr,
+                  Y.mutable_data<double>());
+    return Status::Ok();
+  }
   const ConvMode mode =
       ChooseConvWeightMode(in.W.shape(), in.group, UnitStridesAndPads(in.geo));
   const bool prepacked = !w_panels_.empty() && mode == mode_ && IsSameConstant(in.W, w_const_);

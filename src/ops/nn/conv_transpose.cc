@@ -1,6 +1,7 @@
 // ConvTranspose (ONNX Operators.md "ConvTranspose", opsets 1 and 11): X [N, C, D1..Dn],
 // W [C, M/group, k1..kn], optional B [M]; strides, dilations, groups, pads or auto_pad,
-// output_padding and output_shape. Computed in f32 (f16/bf16/f64 converted).
+// output_padding and output_shape. Computed in f32 (f16/bf16 converted); float64 runs a direct
+// transposed convolution in double (ops/nn/conv_f64.h).
 //
 // Per (image, group): col[(M/g) * prod(k), prod(in)] = W_g^T * X_g as one GEMM (W_g is
 // [C/g, (M/g) * prod(k)] row-major, i.e. the transposed-storage A operand; a constant W is
@@ -17,6 +18,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
 
 namespace vt::ops {
@@ -124,14 +126,14 @@ class ConvTransposeKernel final : public OpKernel {
           gemm_.mr, rows, cg, wc.data<float>() + static_cast<size_t>(g) * cg * rows, rows));
   }
 
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
 
  private:
   // Y of image n, group g: col = W_g^T X_g slice by slice of the first spatial axis, each
   // scattered into Y by col2im.
   void RunGroup(const TransposeInputs& in, const float* x, const float* w, bool prepacked,
                 const std::vector<float>& bias_rows, const kernels::F32Col2Im& c2i, int64_t n,
-                int64_t g, float* y, int threads);
+                int64_t g, float* y, int threads) const;
 
   const kernels::F32GemmKernel& gemm_;
   Tensor w_const_;
@@ -141,7 +143,7 @@ class ConvTransposeKernel final : public OpKernel {
 void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, const float* w,
                                    bool prepacked, const std::vector<float>& bias_rows,
                                    const kernels::F32Col2Im& c2i, int64_t n, int64_t g, float* y,
-                                   int threads) {
+                                   int threads) const {
   const SpatialGeometry& geo = in.geo;
   const int64_t C = in.X.dim(1), Cg = C / in.group, Mg = in.W.dim(1), M = Mg * in.group;
   const int64_t in_sz = NumElements(geo.in), out_sz = geo.out_numel();
@@ -176,11 +178,21 @@ void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, co
   }
 }
 
-Status ConvTransposeKernel::Compute(KernelContext& ctx) {
+Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(TransposeInputs in, ReadInputs(ctx));
   const DType dt = in.X.dtype();
   Tensor Y = ctx.AllocOutput(0, dt, in.yshape);
   if (Y.numel() == 0) return Status::Ok();
+  if (dt == DType::kFloat64) {  // keeps double precision (ops/nn/conv_f64.h)
+    const Tensor x64 = in.X.Contiguous(), w64 = in.W.Contiguous();
+    const Tensor b64 = in.B.defined() ? in.B.Contiguous() : Tensor();
+    const SpatialGeometry& g = in.geo;
+    DirectConvTransposeF64(g.in, g.kernel, g.stride, g.dilation, g.pad_begin, g.out, in.X.dim(0),
+                           in.X.dim(1), in.W.dim(1) * in.group, in.group, x64.data<double>(),
+                           w64.data<double>(), b64.defined() ? b64.data<double>() : nullptr,
+                           Y.mutable_data<double>());
+    return Status::Ok();
+  }
   const Tensor x = AsF32(in.X);
   const Tensor b = in.B.defined() ? AsF32(in.B) : Tensor();
   const bool prepacked = !w_panels_.empty() && IsSameConstant(in.W, w_const_);

@@ -10,6 +10,7 @@
 //
 // The RMS variant (RMSNormalization-23, and ONNX Runtime's SimplifiedLayerNormalization) skips
 // the mean: Y = X / sqrt(mean(X^2) + epsilon) * Scale; its optional output 1 is InvStdDev.
+// RMSNormalization's Y takes the type of Scale.
 //
 // float32 rows whose Scale and B vary only over the normalised dims run on the row
 // normalization kernel family (kernels/norm/layernorm_ukernel.h: f32 sums, two passes); the
@@ -87,7 +88,15 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
       stat_shape.push_back(1);
     }
   }
+  // RMSNormalization-23: Y has the type V of scale, which may differ from X's type T. The mixed
+  // case computes in double when either type is float64, else in float32, and rounds Y once.
+  const bool onnx_rms = kRms && ctx.node().domain.empty() && ctx.node().op_type == "RMSNormalization";
+  const DType out_dt = onnx_rms ? scale0.dtype() : dt;
+  if (!IsFloatDType(out_dt))
+    return ctx.Unsupported(std::string("scale dtype ") + DTypeName(out_dt) + " not supported");
+  const bool mixed = out_dt != dt;
   Tensor x = WidenForCompute(x0);
+  if (mixed && out_dt == DType::kFloat64) x = CastTensor(x, DType::kFloat64);
   const DType cdt = x.dtype();
   bool scale_rows = false, bias_rows = false;
   auto scale = PrepareParam(scale0, cdt, x0.shape(), axis, &scale_rows);
@@ -100,7 +109,7 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
     bias = *b;
   }
 
-  Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
+  Tensor y = mixed ? Tensor::Empty(cdt, x0.shape()) : AllocComputeOutput(ctx, 0, dt, x0.shape());
   std::vector<double> means(static_cast<size_t>(outer)), invs(static_cast<size_t>(outer));
   Status st = DispatchElem<kSetFloat>(cdt, [&](auto tag) -> Status {
     using T = decltype(tag);
@@ -154,7 +163,8 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
     return Status::Ok();
   });
   if (!st.ok()) return ctx.Annotate(std::move(st));
-  FinishOutput(ctx, 0, dt, y);
+  if (mixed) ctx.SetOutput(0, Value(CastTensor(y, out_dt)));
+  else FinishOutput(ctx, 0, dt, y);
   const size_t inv_out = kRms ? 1 : 2;
   if (!kRms && ctx.output_requested(1)) {
     Tensor m = ctx.AllocOutput(1, stash, stat_shape);
@@ -171,7 +181,7 @@ template <bool kRms>
 class LayerNormKernel final : public OpKernel {
  public:
   explicit LayerNormKernel(const KernelInit& init) : row_(LayerNormRowFor(init)) {}
-  Status Compute(KernelContext& ctx) override { return LayerNormCompute<kRms>(ctx, row_); }
+  Status Compute(KernelContext& ctx) const override { return LayerNormCompute<kRms>(ctx, row_); }
 
  private:
   const kernels::LayerNormKernel& row_;

@@ -424,21 +424,60 @@ class RecurrentKernel : public OpKernel {
  public:
   explicit RecurrentKernel(RnnConfig cfg) : cfg_(std::move(cfg)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
-    if (x.dtype() != DType::kFloat32 && x.dtype() != DType::kFloat64)
-      return ctx.Unsupported(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
-    VT_ASSIGN_OR_RETURN(RnnInputs in, ReadInputs(ctx, cfg_));
-    if (x.dtype() == DType::kFloat32) RnnRun<float>(cfg_, in, &fbuf_).Run(ctx);
-    else RnnRun<double>(cfg_, in, &dbuf_).Run(ctx);
-    return Status::Ok();
+    if (x.dtype() == DType::kFloat32 || x.dtype() == DType::kFloat64) return Run(ctx);
+    if (x.dtype() == DType::kFloat16 || x.dtype() == DType::kBFloat16) return RunWidened(ctx);
+    return ctx.Unsupported(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
   }
 
  private:
+  // float32 / float64 inputs, on the calling thread's scratch.
+  Status Run(KernelContext& ctx) const {
+    VT_ASSIGN_OR_RETURN(RnnInputs in, ReadInputs(ctx, cfg_));
+    if (in.x.dtype() == DType::kFloat32) RnnRun<float>(cfg_, in, &ThreadScratch<float>()).Run(ctx);
+    else RnnRun<double>(cfg_, in, &ThreadScratch<double>()).Run(ctx);
+    return Status::Ok();
+  }
+
+  // float16 (opset 1) and bfloat16 (opset 22): the float inputs are widened to float32, the
+  // float32 recurrence runs on them and each output is rounded once to X's type.
+  Status RunWidened(KernelContext& ctx) const {
+    const DType dt = ctx.input(0).dtype();
+    static constexpr const char* kNames[] = {"X", "W", "R", "B", "sequence_lens", "initial_h",
+                                             "initial_c", "P"};
+    std::vector<Value> wide(ctx.num_inputs());
+    std::vector<const Value*> ins(ctx.num_inputs(), nullptr);
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      const Value* v = ctx.input_value(i);
+      if (v == nullptr || !v->is_tensor() || i == 4) {
+        ins[i] = v;
+        continue;
+      }
+      if (v->tensor().dtype() != dt)
+        return ctx.Error(std::string(i < 8 ? kNames[i] : "input") + " has dtype " +
+                         DTypeName(v->tensor().dtype()) + ", X has " + DTypeName(dt));
+      wide[i] = Value(CastTensor(v->tensor(), DType::kFloat32));
+      ins[i] = &wide[i];
+    }
+    std::vector<Value> outs(ctx.num_outputs());
+    KernelContext inner(ctx.node(), std::move(ins), &outs, nullptr, ctx.threads());
+    VT_RETURN_IF_ERROR(Run(inner));
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (outs[i].is_tensor() && outs[i].tensor().defined())
+        ctx.SetOutput(i, Value(CastTensor(outs[i].tensor(), dt)));
+    return Status::Ok();
+  }
+
+  // Per-thread scratch reused across calls (a run executes one node at a time on its thread;
+  // concurrent runs are on other threads), so steady-state calls do not allocate.
+  template <typename T>
+  static std::vector<T>& ThreadScratch() {
+    thread_local std::vector<T> buf;
+    return buf;
+  }
+
   RnnConfig cfg_;
-  // Scratch kept between runs: no allocation inside the step loop.
-  std::vector<float> fbuf_;
-  std::vector<double> dbuf_;
 };
 
 KernelFactory MakeFactory(CellKind kind) {

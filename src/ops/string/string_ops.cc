@@ -118,7 +118,7 @@ class TfIdfKernel : public OpKernel {
     return std::unique_ptr<OpKernel>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
     const bool is_str = x0.dtype() == DType::kString;
     if (!is_str && x0.dtype() != DType::kInt32 && x0.dtype() != DType::kInt64)

@@ -21,7 +21,7 @@ set_target_properties(vtensor_shared PROPERTIES
   OUTPUT_NAME vtensor VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${VT_LIB_DIR})
 target_link_libraries(vtensor_shared PRIVATE onnx onnx_proto protobuf::libprotobuf
-                      OpenSSL::Crypto ${XXHASH_LIBRARY} OpenMP::OpenMP_CXX fmt::fmt)
+                      OpenSSL::Crypto ${XXHASH_LIBRARY} ${RE2_LIBRARY} OpenMP::OpenMP_CXX fmt::fmt)
 target_link_options(vtensor_shared PRIVATE -Wl,--no-undefined)
 # In the build tree (examples/) it is used like the installed library: public headers only.
 target_include_directories(vtensor_shared INTERFACE
@@ -71,6 +71,7 @@ install(FILES ${VT_STATIC_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 set(VT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vtensor)
 get_filename_component(VT_XXHASH_NAME ${XXHASH_LIBRARY} NAME)
+get_filename_component(VT_RE2_NAME ${RE2_LIBRARY} NAME)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vtensorConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/vtensorConfig.cmake
   INSTALL_DESTINATION ${VT_CMAKE_DIR}

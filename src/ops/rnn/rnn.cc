@@ -10,7 +10,7 @@
 //
 // The input projection X·W^T of all steps is one GEMM before the recurrence; each step then
 // needs one small GEMM (batch x G*hidden) against R and elementwise gate math. No allocation
-// happens inside the step loop: the kernel keeps its scratch buffers between runs.
+// happens inside the step loop: each thread keeps its scratch buffers between runs.
 #include <algorithm>
 #include <cstring>
 

@@ -127,9 +127,20 @@ def pool_conv():
         out.append(Case(n, "MaxUnpool", 22, [("xT", t, x), ("xI", D.INT64, idx),
                                              ("output_shape", D.INT64, i64(1, 1, 5, 5))], [("y", t)],
                         attrs={"kernel_shape": [2, 2], "strides": [2, 2]}, promote=t != F,
-                        ref=lambda x, i, s: [np.bincount(i.reshape(-1), f64(x).reshape(-1), 25)
-                                             .reshape(1, 1, 5, 5)]))
+                        ref=lambda x, i, s: [unpool_into(x, i, (1, 1, 4, 4), s)],
+                        note="ONNX's node test test_maxunpool_export_with_output_shape: the "
+                             "indices address the unpooled shape inferred from kernel_shape, "
+                             "strides and pads (here 4x4), which sits at the start of each axis "
+                             "of output_shape (5x5), the rest zero; ORT reads them as flat "
+                             "positions in output_shape"))
     return out
+
+
+def unpool_into(x, idx, unpooled, output_shape):
+    """MaxUnpool with output_shape as ONNX's node test reads it: scatter into the inferred
+    unpooled shape, then zero-pad each axis at its end up to output_shape."""
+    y = np.bincount(idx.reshape(-1), f64(x).reshape(-1), int(np.prod(unpooled))).reshape(unpooled)
+    return np.pad(y, [(0, int(o) - u) for o, u in zip(output_shape, unpooled)])
 
 
 def roi_align():

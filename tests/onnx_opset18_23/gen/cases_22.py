@@ -133,6 +133,35 @@ def pool_conv():
                              "strides and pads (here 4x4), which sits at the start of each axis "
                              "of output_shape (5x5), the rest zero; ORT reads them as flat "
                              "positions in output_shape"))
+    return out + max_unpool_more()
+
+
+def max_unpool_more():
+    """MaxUnpool-22 beyond the 2x2 cases: float16 and double, pads with strides, 1-D and 3-D
+    spatial axes. The indices are distinct flat positions in the whole unpooled tensor (N and C
+    included), each inside its own (n, c) plane."""
+    out = []
+    for tag, t, xs, attrs in [
+            ("float16", H, (1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+            ("double", D.DOUBLE, (1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+            ("pads_strides_float", F, (2, 2, 2, 3),
+             {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+            ("1d_float", F, (1, 3, 4), {"kernel_shape": [3], "strides": [2]}),
+            ("3d_bfloat16", BF, (1, 1, 2, 2, 2), {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]})]:
+        n = "maxunpool_22_%s" % tag
+        k, st = attrs["kernel_shape"], attrs["strides"]
+        pads = attrs.get("pads", [0] * 2 * len(k))
+        sp = [(xs[2 + i] - 1) * st[i] - pads[i] - pads[i + len(k)] + k[i] for i in range(len(k))]
+        plane, per = int(np.prod(sp)), int(np.prod(xs[2:]))
+        r = rng(n + "i")
+        idx = np.concatenate([c * plane + r.choice(plane, per, replace=False)
+                              for c in range(xs[0] * xs[1])]).reshape(xs).astype(np.int64)
+        shape = tuple(xs[:2]) + tuple(sp)
+        out.append(Case(n, "MaxUnpool", 22, [("xT", t, rand(n, t, xs)), ("xI", D.INT64, idx)],
+                        [("y", t)], attrs=attrs, promote=t in (BF, H),
+                        ref=lambda x, i, shape=shape: [
+                            np.bincount(i.reshape(-1), f64(x).reshape(-1), int(np.prod(shape)))
+                            .reshape(shape)]))
     return out
 
 

@@ -144,6 +144,11 @@ def quant_cases():
             qcase(dq, 23, "output_dtype_bfloat16_int4", D.FLOAT, D.FLOAT, D.INT4, (2, 6), (2, 2),
                   axis=1, block=3, output_dtype=D.BFLOAT16),
             qcase(dq, 23, "uint16_per_axis", D.FLOAT, D.FLOAT, D.UINT16, (3, 4), (3,), axis=0)]
+    out += [qcase(dq, 23, "int32_no_zero_point", D.FLOAT, D.FLOAT, D.INT32, (4, 3), (), zp=False),
+            qcase(dq, 23, "int16_bfloat16_blocked", D.BFLOAT16, D.BFLOAT16, D.INT16, (2, 6),
+                  (2, 2), axis=1, block=3),
+            qcase(q, 23, "bfloat16_uint16_blocked", D.BFLOAT16, D.BFLOAT16, D.UINT16, (2, 6),
+                  (2, 2), axis=1, block=3, lo=0, hi=40)]
     out += precision_cases()
     out += qlinear_matmul()
     return out

@@ -221,6 +221,15 @@ reference is ORT's float32 result rounded to the type (`ort-float32`). Where ORT
 case at all, or disagrees with the operator text, the reference is the numpy implementation
 beside the case in `gen/` (`numpy`). `references.tsv` gives the source and reason per case.
 
+ImageDecoder-20 (ORT 1.30 has no kernel): the lossless PNG / BMP / PGM / PPM pictures of
+`gen/cases_20.py` decode to the generator's own pixels; the others (`gen/cases_image.py`: JPEG,
+JPEG 2000, TIFF, WebP, PBM, 16-bit / palette / RGBA / grey+alpha PNG, each as RGB, BGR and
+Grayscale) are encoded with Pillow (Debian python3-pil) and their references decoded with it,
+following ONNX's reference implementation (onnx/reference/ops/op_image_decoder.py, which
+python3-onnx 1.12 lacks, so its logic is written in the generator): Image.open, np.array, BGR
+reversed, Grayscale by convert("L"); pictures Pillow opens in another mode than RGB take
+convert("RGB") for RGB / BGR (palettes expanded, alpha dropped, grey repeated).
+
 ## ORT 1.30 disagreeing with the operator text (the spec is followed)
 
 """

@@ -6,6 +6,7 @@ import cases_18 as c18
 import cases_18b as c18b
 import cases_19 as c19
 import cases_20 as c20
+import cases_image as ci
 import cases_22 as c22
 import cases_23 as c23
 import cases_quant as cq
@@ -65,7 +66,7 @@ def all_cases():
     # opset 20
     cases += c20.affine_grid() + c20.constant_of_shape_20() + c20.dft() + c20.gelu()
     cases += c20.grid_sample(20, (D.FLOAT, D.DOUBLE, D.FLOAT16, D.UINT8))
-    cases += c20.image_decoder() + c20.isinf_isnan() + c20.strings()
+    cases += c20.image_decoder() + ci.image_decoder_formats() + c20.isinf_isnan() + c20.strings()
     # opset 21
     cases += c19.cast_cases(21, [D.INT4, D.UINT4])
     cases += c19.new_type_cases(21, [D.INT4, D.UINT4, D.F8E4M3FN, D.F8E5M2FNUZ])

@@ -1,0 +1,1 @@
+BoutputJž!"&)73?GB@K]MTW $/!8,)6:CPPMSHTeh%*2>9%3BMRNLJSYgbfpf"<23BHABBCMb\XYrkenyp,=BD@NBUR\c^Rv_ucrs„„FIKNaUZW\rnmsrq‚Ž……Ž“¢MRPZn\__kyjt‘—”‰‘‰—©TVbnger„Œ~—~™•¡¦¤©¨¦mficrr{‹š†˜”©¯¢¶­¸¼†tˆ‹ˆ‡„š™¬¬Ÿªª§¨·È»¼Ç…“…’„¡¢¬ £­²Á±ËÐ¾ÍÔÌ‰’†¦ ¢®¬°½²¹½ÄÍÖÙÆÛèãŽšœ¨µ±±µ¹ÃÇÏÈÓÐÕÓâÝäç

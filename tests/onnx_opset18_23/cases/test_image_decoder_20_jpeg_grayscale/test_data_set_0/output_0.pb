@@ -1,0 +1,1 @@
+BoutputJž""!'$91BH>=N[KUX'(!9)315HHQQRJNfl*-0D:)1CGZIKJYUdbnod 860A@=CF?Jh]`Troapvt47@ABFLTN^_`Ui\wgnxƒ†@GEUbYWY_ormrwv‚ŠƒŠŒ•¤QRP\c[]bk}`~yŽ–˜‰‰•¢SVdmigs‡‡~ˆœ‰™ ¢¦«¬Ÿmen_qr}‰‹–‹—™”ª¯¤¹©½»…y€‘ƒŠƒ†œ”¤°¡ª²£¦´Á¸½Áƒ’†‘Š¡Š¨¦ª£¥°¼µÌÒÅÒÐÊ“†’¢¦š±¨¹¹«ÃÀÁÊÖÐÂÛææŒšœ¤´¸¯³¸ÉÈÐÊÕÓØÙßÛâè

@@ -1,0 +1,1 @@
+BoutputJž!"$'19>AB@I]KSV**%"&,,-;DNMQROQfh*/3>9(9BMQPOPT\fbjll)1(/GL:HGCBda\Ysecqrq18BJAGF^O]V_Smjwbsx}†“GGGG]MYX[umlqvs‹ƒ‡Œ“žVVVVjZffaqjr‡†”’‡™¥U\elhml…ˆx™†›”—ž§¥ªª¥tkqcpywŠ••ˆ˜‘—£¬ž·­»¹ƒx†‡xŒ‚ƒ–—µ²ž«°ª¨´É¼·Ã€’Žˆ†š‘ ­¡©«¸½¸ÆÔ½ÌÒËŽ“‚‘¤£˜©©«»¼ÀºÀÌÖ×ÉÚèé‘”š¤°¶°³¶ÅÇÌÇ×Ó×ÒãÞæå

@@ -1,0 +1,99 @@
+"""ImageDecoder-20 cases for the formats and variants beyond the lossless PNG / BMP / PNM
+pictures of cases_20.image_decoder: JPEG (colour, greyscale), JPEG 2000 (JP2 and raw
+codestream), TIFF (uncompressed, LZW), WebP (lossless, lossy), PBM, 16-bit, palette, RGBA and
+grey+alpha PNG, each decoded to RGB, BGR and Grayscale.
+
+Encoders and reference: Pillow (Debian python3-pil). ONNX's reference implementation
+(onnx/reference/ops/op_image_decoder.py) decodes with Pillow; python3-onnx 1.12 predates it, so
+its logic is written here: Image.open, then np.array for RGB (channels reversed for BGR) and
+convert("L") for Grayscale. Where Pillow opens a picture in a mode other than RGB (palette,
+RGBA, 1-bit, greyscale), the RGB / BGR reference takes convert("RGB") first, as the operator's
+output is [H, W, 3]: palettes expanded, alpha dropped, grey repeated.
+"""
+import io
+import struct
+import zlib
+
+import numpy as np
+from PIL import Image
+
+import dtypes as D
+from mk import Case, rng
+
+
+def pil_reference(data, pixel_format):
+    img = Image.open(io.BytesIO(data))
+    if pixel_format == "Grayscale":
+        return np.array(img.convert("L"))[..., None]
+    rgb = np.array(img if img.mode == "RGB" else img.convert("RGB"))
+    return rgb if pixel_format == "RGB" else rgb[..., ::-1]
+
+
+def _encode(arr, mode, fmt, **kw):
+    buf = io.BytesIO()
+    Image.fromarray(arr, mode).save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+def _png(pixels, color_type, depth=8, palette=None):
+    """A PNG written by hand: Pillow writes no 16-bit colour PNG."""
+    h, w = pixels.shape[:2]
+    be = pixels.astype(">u2") if depth == 16 else pixels
+    raw = b"".join(b"\x00" + be[i].tobytes() for i in range(h))
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+    plte = chunk(b"PLTE", palette.tobytes()) if palette is not None else b""
+    return (b"\x89PNG\r\n\x1a\n" +
+            chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0)) + plte +
+            chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def _smooth(r, h, w):
+    """A picture with gradients and noise: lossy codecs keep it close, chroma varies."""
+    y, x = np.mgrid[0:h, 0:w]
+    base = np.stack([x * 255 // max(w - 1, 1), y * 255 // max(h - 1, 1), (x + y) * 127 // (h + w)],
+                    axis=-1)
+    return np.clip(base + r.integers(-20, 21, size=(h, w, 3)), 0, 255).astype(np.uint8)
+
+
+def streams():
+    r = rng("image_decoder_formats")
+    rgb = _smooth(r, 13, 22)  # odd height, width not a multiple of the 16-pixel JPEG MCU
+    gray = _smooth(r, 11, 9)[..., 1]
+    rgba = np.concatenate([rgb, r.integers(1, 256, size=(13, 22, 1), dtype=np.uint8)], axis=-1)
+    la = np.stack([gray, r.integers(1, 256, size=gray.shape, dtype=np.uint8)], axis=-1)
+    rgb16 = r.integers(0, 65536, size=(5, 6, 3), dtype=np.uint16)
+    palette = r.integers(0, 256, size=(16, 3), dtype=np.uint8)
+    indices = r.integers(0, 16, size=(7, 9), dtype=np.uint8)
+    bits = r.integers(0, 2, size=(6, 11), dtype=np.uint8).astype(bool)
+    return [
+        ("jpeg", _encode(rgb, "RGB", "JPEG", quality=90)),
+        ("jpeg_gray", _encode(gray, "L", "JPEG", quality=90)),
+        ("jpeg_444", _encode(rgb, "RGB", "JPEG", quality=95, subsampling=0)),
+        ("jp2", _encode(rgb, "RGB", "JPEG2000")),
+        ("j2k_gray", _encode(gray, "L", "JPEG2000", no_jp2=True)),
+        ("tiff", _encode(rgb, "RGB", "TIFF")),
+        ("tiff_lzw_gray", _encode(gray, "L", "TIFF", compression="tiff_lzw")),
+        ("webp_lossless", _encode(rgb, "RGB", "WEBP", lossless=True)),
+        ("webp_lossy", _encode(rgb, "RGB", "WEBP", quality=80)),
+        ("png_16bit", _png(rgb16, 2, depth=16)),
+        ("png_palette", _png(indices, 3, palette=palette)),
+        ("png_rgba", _png(rgba, 6)),
+        ("png_gray_alpha", _png(la, 4)),
+        ("pbm", _encode(bits, "1", "PPM")),
+    ]
+
+
+def image_decoder_formats():
+    out = []
+    for tag, data in streams():
+        arr = np.frombuffer(data, dtype=np.uint8).copy()
+        for fmt in ("RGB", "BGR", "Grayscale"):
+            n = "image_decoder_20_%s_%s" % (tag, fmt.lower())
+            out.append(Case(n, "ImageDecoder", 20, [("data", D.UINT8, arr)], [("output", D.UINT8)],
+                            attrs={"pixel_format": fmt}, ort=False,
+                            ref=lambda d, fmt=fmt: [pil_reference(d.tobytes(), fmt)],
+                            note="Pillow reference (gen/cases_image.py: the logic of ONNX's "
+                                 "reference implementation)"))
+    return out

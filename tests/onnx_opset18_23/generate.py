@@ -223,8 +223,9 @@ beside the case in `gen/` (`numpy`). `references.tsv` gives the source and reaso
 
 ImageDecoder-20 (ORT 1.30 has no kernel): the lossless PNG / BMP / PGM / PPM pictures of
 `gen/cases_20.py` decode to the generator's own pixels; the others (`gen/cases_image.py`: JPEG,
-JPEG 2000, TIFF, WebP, PBM, 16-bit / palette / RGBA / grey+alpha PNG, each as RGB, BGR and
-Grayscale) are encoded with Pillow (Debian python3-pil) and their references decoded with it,
+JPEG 2000, TIFF, WebP, raw and plain PBM / PGM / PPM with maxval 1 to 1000, 16-bit / palette /
+RGBA / grey+alpha PNG, each as RGB, BGR and Grayscale) are encoded with Pillow (Debian
+python3-pil) or written by the generator, and their references decoded with Pillow,
 following ONNX's reference implementation (onnx/reference/ops/op_image_decoder.py, which
 python3-onnx 1.12 lacks, so its logic is written in the generator): Image.open, np.array, BGR
 reversed, Grayscale by convert("L"); pictures Pillow opens in another mode than RGB take

@@ -1,6 +1,6 @@
 // PNG through libpng: palettes expanded to RGB, 1/2/4-bit grey scaled to 8 bits, 16-bit samples
 // cut to their high byte and alpha (channel or tRNS) dropped, as Pillow reads PNG
-// (docs/conformance.md, ImageDecoder).
+// (docs/image_decoder.md).
 #include <png.h>
 
 #include <csetjmp>

@@ -32,7 +32,9 @@ Expected<DecodedImage> DecodeJpeg(std::span<const uint8_t> stream);
 Expected<DecodedImage> DecodeTiff(std::span<const uint8_t> stream);
 Expected<DecodedImage> DecodeWebp(std::span<const uint8_t> stream);
 Expected<DecodedImage> DecodeJpeg2000(std::span<const uint8_t> stream);
-// BMP and binary PGM / PPM (P5, P6), through stb_image.
-Expected<DecodedImage> DecodeStb(std::span<const uint8_t> stream);
+// BMP, through stb_image.
+Expected<DecodedImage> DecodeBmp(std::span<const uint8_t> stream);
+// PBM / PGM / PPM (P1 .. P6), through libnetpbm; samples scaled to 0..255.
+Expected<DecodedImage> DecodePnm(std::span<const uint8_t> stream);
 
 }  // namespace vt::ops::image

@@ -1,5 +1,5 @@
 // ImageDecoder (ONNX Operators.md "ImageDecoder", opset 20): decodes one encoded picture (BMP,
-// JPEG, JPEG 2000, TIFF, PNG, WebP, PGM / PPM) to uint8 [height, width, channels], channels 3
+// JPEG, JPEG 2000, TIFF, PNG, WebP, PBM / PGM / PPM) to uint8 [height, width, channels], channels 3
 // for pixel_format "RGB" / "BGR" and 1 for "Grayscale". The format is told by the stream's
 // signature, not by any name. As the operator text says, a stream that cannot be decoded for
 // any reason (unknown signature, truncated, corrupt, unsupported variant) gives an empty
@@ -30,8 +30,8 @@ Expected<DecodedImage> Decode(std::span<const uint8_t> s) {
     return image::DecodeTiff(s);
   if (s.size() >= 12 && StartsWith(s, "RIFF", 4) && std::memcmp(s.data() + 8, "WEBP", 4) == 0)
     return image::DecodeWebp(s);
-  if (StartsWith(s, "BM", 2) || StartsWith(s, "P5", 2) || StartsWith(s, "P6", 2))
-    return image::DecodeStb(s);
+  if (StartsWith(s, "BM", 2)) return image::DecodeBmp(s);
+  if (s.size() >= 2 && s[0] == 'P' && s[1] >= '1' && s[1] <= '6') return image::DecodePnm(s);
   return InvalidArgument("the stream starts with no signature of a supported image format");
 }
 

@@ -1,7 +1,8 @@
 """ImageDecoder-20 cases for the formats and variants beyond the lossless PNG / BMP / PNM
 pictures of cases_20.image_decoder: JPEG (colour, greyscale), JPEG 2000 (JP2 and raw
-codestream), TIFF (uncompressed, LZW), WebP (lossless, lossy), PBM, 16-bit, palette, RGBA and
-grey+alpha PNG, each decoded to RGB, BGR and Grayscale.
+codestream), TIFF (uncompressed, LZW), WebP (lossless, lossy), PBM (raw, plain), plain PGM /
+PPM, PGM with maxval 10 / 100, 16-bit PPM, 16-bit, palette, RGBA and grey+alpha PNG, each
+decoded to RGB, BGR and Grayscale.
 
 Encoders and reference: Pillow (Debian python3-pil). ONNX's reference implementation
 (onnx/reference/ops/op_image_decoder.py) decodes with Pillow; python3-onnx 1.12 predates it, so
@@ -49,6 +50,12 @@ def _png(pixels, color_type, depth=8, palette=None):
             chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
 
 
+def _plain(values):
+    """Samples of a plain (ASCII) PNM raster, 8 to a line."""
+    flat = [str(int(v)) for v in np.asarray(values).reshape(-1)]
+    return "\n".join(" ".join(flat[i:i + 8]) for i in range(0, len(flat), 8)).encode() + b"\n"
+
+
 def _smooth(r, h, w):
     """A picture with gradients and noise: lossy codecs keep it close, chroma varies."""
     y, x = np.mgrid[0:h, 0:w]
@@ -82,6 +89,12 @@ def streams():
         ("png_rgba", _png(rgba, 6)),
         ("png_gray_alpha", _png(la, 4)),
         ("pbm", _encode(bits, "1", "PPM")),
+        ("pbm_plain", b"P1\n# plain\n11 6\n" + _plain(~bits)),
+        ("pgm_plain_maxval_100", b"P2\n9 11\n100\n" + _plain(gray * 100 // 255)),
+        ("pgm_maxval_10", b"P5\n9 11\n10\n" + (gray * 10 // 255).astype(np.uint8).tobytes()),
+        ("ppm_plain", b"P3\n22 13\n255\n" + _plain(rgb)),
+        ("ppm_16bit_maxval_1000", b"P6\n22 13\n1000\n" +
+         (rgb.astype(np.uint32) * 1000 // 255).astype(">u2").tobytes()),
     ]
 
 

@@ -1,7 +1,6 @@
-// BMP and binary PGM / PPM through stb_image (Debian libstb): 1/4/8/16/24/32-bit BMP with
-// palettes and bit fields, PNM with maxval up to 65535 (16-bit samples keep their high byte).
-// The caller sends only streams whose signature is BMP or P5 / P6: stb_image reads other
-// formats too, which the operator gives to their own decoders.
+// BMP through stb_image (Debian libstb): 1/4/8/16/24/32-bit BMP with palettes and bit fields.
+// The caller sends only streams whose signature is BMP: stb_image reads other formats too,
+// which the operator gives to their own decoders.
 #include <stb_image.h>
 
 #include <algorithm>
@@ -46,7 +45,7 @@ constexpr stbi_io_callbacks kStbCallbacks = {ReadStb, SkipStb, EofStb};
 
 }  // namespace
 
-Expected<DecodedImage> DecodeStb(std::span<const uint8_t> stream) {
+Expected<DecodedImage> DecodeBmp(std::span<const uint8_t> stream) {
   int w = 0, h = 0, n = 0;
   StbSource info_src{stream, 0, false};
   if (!stbi_info_from_callbacks(&kStbCallbacks, &info_src, &w, &h, &n))

@@ -1,11 +1,12 @@
 // TIFF through libtiff's RGBA interface, which reads every photometric interpretation, sample
 // size and compression libtiff knows, oriented top-left. Single-sample (greyscale, bilevel)
-// pictures keep one channel; alpha is dropped.
+// pictures keep one channel; alpha is dropped, the colour samples kept as stored.
 #include <tiffio.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "ops/image/decoded_image.h"
 
@@ -16,13 +17,18 @@ struct TiffSource {
   std::span<const uint8_t> stream;
   toff_t offset = 0;
   std::string error;
+  // libtiff asked for bytes past the end: a truncated stream, which libtiff may only warn
+  // about (a colour map it cannot read is ignored), and which Pillow refuses.
+  bool truncated = false;
 };
 
 tmsize_t ReadTiff(thandle_t h, void* buf, tmsize_t n) {
   auto* src = static_cast<TiffSource*>(h);
-  if (src->offset >= src->stream.size()) return 0;
-  const tmsize_t left = static_cast<tmsize_t>(src->stream.size() - src->offset);
+  const tmsize_t left = src->offset >= src->stream.size()
+                           ? 0 : static_cast<tmsize_t>(src->stream.size() - src->offset);
   const tmsize_t k = n < left ? n : left;
+  if (k < n) src->truncated = true;
+  if (k <= 0) return 0;
   std::memcpy(buf, src->stream.data() + src->offset, k);
   src->offset += k;
   return k;
@@ -56,7 +62,7 @@ constexpr tmsize_t kMaxTiffAlloc = tmsize_t{1} << 31;
 }  // namespace
 
 Expected<DecodedImage> DecodeTiff(std::span<const uint8_t> stream) {
-  TiffSource src{stream, 0, {}};
+  TiffSource src{stream, 0, {}, false};
   TIFFOpenOptions* opts = TIFFOpenOptionsAlloc();
   TIFFOpenOptionsSetErrorHandlerExtR(opts, OnTiffError, &src);
   TIFFOpenOptionsSetWarningHandlerExtR(opts, OnTiffWarning, &src);
@@ -79,6 +85,15 @@ Expected<DecodedImage> DecodeTiff(std::span<const uint8_t> stream) {
     TIFFClose(tif);
     return s;
   }
+  // libtiff's RGBA reader premultiplies unassociated alpha into the colour samples; the
+  // operator drops alpha and keeps the colour as stored (as Pillow does), so the extra samples
+  // are declared associated, which the reader copies as they are.
+  if (extra_count > 0) {
+    std::vector<uint16_t> kinds(extra, extra + extra_count);
+    for (uint16_t& k : kinds)
+      if (k == EXTRASAMPLE_UNASSALPHA) k = EXTRASAMPLE_ASSOCALPHA;
+    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, extra_count, kinds.data());
+  }
   char why[1024] = {};
   if (!TIFFRGBAImageOK(tif, why)) {
     TIFFClose(tif);
@@ -89,6 +104,7 @@ Expected<DecodedImage> DecodeTiff(std::span<const uint8_t> stream) {
   TIFFClose(tif);
   // libtiff reports damaged strips through the error handler and may still return success.
   if (!ok || !src.error.empty()) return InvalidArgument("TIFF stream is corrupt: " + src.error);
+  if (src.truncated) return InvalidArgument("TIFF stream ends before the picture does");
   DecodedImage img;
   img.height = h;
   img.width = w;

@@ -35,6 +35,13 @@ def s(*v):
 
 def all_bad():
     return [
+        one("image_decoder_pixel_format", "ImageDecoder", 20, [("data", D.UINT8, np.array([80, 53], np.uint8))],
+            [("image", D.UINT8)], ["attribute 'pixel_format' is \"rgb\", expected \"RGB\", \"BGR\" or \"Grayscale\""],
+            {"pixel_format": "rgb"}),
+        one("image_decoder_stream_rank", "ImageDecoder", 20, [("data", D.UINT8, np.zeros((2, 3), np.uint8))],
+            [("image", D.UINT8)], ["input 'encoded_stream' (0) has rank 2, expected a 1-D byte stream"]),
+        one("image_decoder_stream_type", "ImageDecoder", 20, [("data", F, z(4))], [("image", D.UINT8)],
+            ["input 'encoded_stream' (0) has element type float32, expected uint8"]),
         one("regex_invalid_pattern", "RegexFullMatch", 20, [("x", D.STRING, s("ab", "a"))], [("y", D.BOOL)],
             ["attribute 'pattern' \"(ab\" is not valid RE2 syntax: missing ): (ab"], {"pattern": "(ab"}),
         one("regex_lookahead", "RegexFullMatch", 20, [("x", D.STRING, s("ab"))], [("y", D.BOOL)],

@@ -1,6 +1,7 @@
 """ImageDecoder-20 cases for the formats and variants beyond the lossless PNG / BMP / PNM
 pictures of cases_20.image_decoder: JPEG (colour, greyscale), JPEG 2000 (JP2 and raw
-codestream), TIFF (uncompressed, LZW), WebP (lossless, lossy), PBM (raw, plain), plain PGM /
+codestream), TIFF (uncompressed, LZW grey, deflate palette, RGBA, 1-bit), BMP (palette, grey,
+1-bit, 32-bit RGBA), WebP (lossless, lossy), PBM (raw, plain), plain PGM /
 PPM, PGM with maxval 10 / 100, 16-bit PPM, 16-bit, palette, RGBA and grey+alpha PNG, each
 decoded to RGB, BGR and Grayscale.
 
@@ -30,9 +31,12 @@ def pil_reference(data, pixel_format):
     return rgb if pixel_format == "RGB" else rgb[..., ::-1]
 
 
-def _encode(arr, mode, fmt, **kw):
+def _encode(arr, mode, fmt, palette=None, **kw):
     buf = io.BytesIO()
-    Image.fromarray(arr, mode).save(buf, fmt, **kw)
+    img = Image.fromarray(arr, mode)
+    if palette is not None:
+        img.putpalette(palette.tobytes())
+    img.save(buf, fmt, **kw)
     return buf.getvalue()
 
 
@@ -82,6 +86,13 @@ def streams():
         ("j2k_gray", _encode(gray, "L", "JPEG2000", no_jp2=True)),
         ("tiff", _encode(rgb, "RGB", "TIFF")),
         ("tiff_lzw_gray", _encode(gray, "L", "TIFF", compression="tiff_lzw")),
+        ("tiff_deflate_palette", _encode(indices, "P", "TIFF", palette=palette, compression="tiff_adobe_deflate")),
+        ("tiff_rgba", _encode(rgba, "RGBA", "TIFF")),
+        ("tiff_1bit", _encode(bits, "1", "TIFF")),
+        ("bmp_palette", _encode(indices, "P", "BMP", palette=palette)),
+        ("bmp_gray", _encode(gray, "L", "BMP")),
+        ("bmp_1bit", _encode(bits, "1", "BMP")),
+        ("bmp_rgba", _encode(rgba, "RGBA", "BMP")),
         ("webp_lossless", _encode(rgb, "RGB", "WEBP", lossless=True)),
         ("webp_lossy", _encode(rgb, "RGB", "WEBP", quality=80)),
         ("png_16bit", _png(rgb16, 2, depth=16)),

@@ -1,0 +1,1 @@
+BoutputJž#!%'91BEB?L[MTW ', 8-+49ANONUJQdj)*2@6)3?KUKOLSXfbfrf!;23AG=BEBJdZYYsheqwo,9EB?MDWPZbaSs_ubru„…‘HFHQaWXW`ppkpwqŽ…„• KSPYn\__iyhw‚Ž—”‹Ž‰—©TUcmffrƒ‹‚~•€™• ¥¦©©¢lficqr|Ž‹˜†›š’ª°¡·¬¹¼…t‡Ž…Š~„œ˜¬« ©­¥§µÆ»»Åƒ–††Ÿ¢©¢¢¬²¿´ÊÔ¿ÎÔÉŒ„Ž¦£ž­«´»²¾½ÃÊÕÕÇÛæç™ ¦´¶±µºÆÇÏÈÔÕ×ÒåÝäç

@@ -1,0 +1,1 @@
+	BoutputJ?Vjk©Vlj2kÂYÂ©V}mlljVÂjlVÂVkkÐ2ÐjÐkgVm}†jl©Vk†©©}ÐlVVlÂÂ

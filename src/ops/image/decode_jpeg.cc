@@ -1,11 +1,13 @@
 // JPEG through libjpeg-turbo with its default decoder settings (islow DCT, "fancy" chroma
 // upsampling, the method the operator text describes): the decoder Pillow uses, so pixels match
-// it exactly. Colour pictures come out as RGB, greyscale ones as one channel; CMYK / YCCK
-// pictures are refused, and so are streams that end before the picture does.
+// it exactly. Colour pictures come out as RGB, greyscale ones as one channel, CMYK / YCCK ones
+// as RGB the way Pillow converts them (below); streams that end before the picture does are
+// refused.
 // jpeglib.h uses FILE and size_t without including their headers.
 #include <csetjmp>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <jpeglib.h>
 #include <jerror.h>
@@ -33,6 +35,20 @@ void OnJpegMessage(j_common_ptr cinfo, int level) {
   if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) OnJpegError(cinfo);
 }
 
+// Pillow reads a CMYK JPEG as Adobe writes it, inverted (c = 255 - stored), and converts
+// CMYK to RGB as R = clip(nk - c * nk / 255) with nk = 255 - k, the division rounded as
+// ((t >> 8) + t) >> 8 with t = c * nk + 128. In terms of the stored samples, nk is the stored k.
+void CmykToRgb(const uint8_t* in, int64_t n, uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i, in += 4) {
+    const int nk = in[3];
+    for (int c = 0; c < 3; ++c) {
+      const int t = (255 - in[c]) * nk + 128;
+      const int v = nk - (((t >> 8) + t) >> 8);
+      *out++ = static_cast<uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+  }
+}
+
 }  // namespace
 
 Expected<DecodedImage> DecodeJpeg(std::span<const uint8_t> stream) {
@@ -50,15 +66,15 @@ Expected<DecodedImage> DecodeJpeg(std::span<const uint8_t> stream) {
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, stream.data(), stream.size());
   jpeg_read_header(&cinfo, TRUE);
-  if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK)
-    refusal = "CMYK and YCCK JPEG pictures are not supported";
-  else if (Status s = CheckImageSize(cinfo.image_height, cinfo.image_width); !s.ok())
+  if (Status s = CheckImageSize(cinfo.image_height, cinfo.image_width); !s.ok())
     refusal = "picture too large";
   if (refusal != nullptr) {
     jpeg_destroy_decompress(&cinfo);
     return InvalidArgument(std::string("JPEG stream: ") + refusal);
   }
-  cinfo.out_color_space = cinfo.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
+  const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+  cinfo.out_color_space = cmyk ? JCS_CMYK
+                          : cinfo.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&cinfo);
   img.height = cinfo.output_height;
   img.width = cinfo.output_width;
@@ -70,6 +86,12 @@ Expected<DecodedImage> DecodeJpeg(std::span<const uint8_t> stream) {
   }
   jpeg_finish_decompress(&cinfo);
   jpeg_destroy_decompress(&cinfo);
+  if (cmyk) {
+    std::vector<uint8_t> rgb(img.height * img.width * 3);
+    CmykToRgb(img.pixels.data(), img.height * img.width, rgb.data());
+    img.pixels = std::move(rgb);
+    img.channels = 3;
+  }
   return img;
 }
 

@@ -65,7 +65,7 @@ Tensor Stream(const std::vector<uint8_t>& b) {
 const std::vector<std::string> kStreams = {
     "png_rgb", "png_grayscale", "png_16bit_rgb", "png_palette_rgb", "png_rgba_rgb",
     "png_gray_alpha_rgb", "bmp_rgb", "ppm_rgb", "pgm_grayscale", "jpeg_rgb", "jpeg_gray_rgb",
-    "jpeg_444_rgb", "jp2_rgb", "j2k_gray_rgb", "tiff_rgb", "tiff_lzw_gray_rgb",
+    "jpeg_444_rgb", "jpeg_cmyk_rgb", "jp2_rgb", "j2k_gray_rgb", "tiff_rgb", "tiff_lzw_gray_rgb",
     "webp_lossless_rgb", "webp_lossy_rgb", "pbm_rgb", "pbm_plain_rgb", "pgm_plain_maxval_100_rgb",
     "pgm_maxval_10_rgb", "ppm_plain_rgb", "ppm_16bit_maxval_1000_rgb", "tiff_deflate_palette_rgb",
     "tiff_rgba_rgb", "tiff_1bit_rgb", "bmp_palette_rgb", "bmp_gray_rgb", "bmp_1bit_rgb", "bmp_rgba_rgb"};

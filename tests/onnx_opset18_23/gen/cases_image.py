@@ -1,9 +1,9 @@
 """ImageDecoder-20 cases for the formats and variants beyond the lossless PNG / BMP / PNM
-pictures of cases_20.image_decoder: JPEG (colour, greyscale), JPEG 2000 (JP2 and raw
-codestream), TIFF (uncompressed, LZW grey, deflate palette, RGBA, 1-bit), BMP (palette, grey,
-1-bit, 32-bit RGBA), WebP (lossless, lossy), PBM (raw, plain), plain PGM /
-PPM, PGM with maxval 10 / 100, 16-bit PPM, 16-bit, palette, RGBA and grey+alpha PNG, each
-decoded to RGB, BGR and Grayscale.
+pictures of cases_20.image_decoder: JPEG (colour 4:2:0 / 4:4:4, greyscale, CMYK), JPEG 2000 (JP2
+and raw codestream), TIFF (uncompressed, LZW grey, deflate palette, RGBA, 1-bit), BMP (palette,
+grey, 1-bit, 32-bit RGBA), WebP (lossless, lossy), PBM (raw, plain), plain PGM / PPM, PGM with
+maxval 10 / 100, 16-bit PPM, 16-bit, palette, RGBA and grey+alpha PNG, each decoded to RGB, BGR
+and Grayscale.
 
 Encoders and reference: Pillow (Debian python3-pil). ONNX's reference implementation
 (onnx/reference/ops/op_image_decoder.py) decodes with Pillow; python3-onnx 1.12 predates it, so
@@ -82,6 +82,7 @@ def streams():
         ("jpeg", _encode(rgb, "RGB", "JPEG", quality=90)),
         ("jpeg_gray", _encode(gray, "L", "JPEG", quality=90)),
         ("jpeg_444", _encode(rgb, "RGB", "JPEG", quality=95, subsampling=0)),
+        ("jpeg_cmyk", _encode(rgba, "CMYK", "JPEG", quality=95)),
         ("jp2", _encode(rgb, "RGB", "JPEG2000")),
         ("j2k_gray", _encode(gray, "L", "JPEG2000", no_jp2=True)),
         ("tiff", _encode(rgb, "RGB", "TIFF")),

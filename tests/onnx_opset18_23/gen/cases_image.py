@@ -110,8 +110,29 @@ def streams():
     ]
 
 
+def high_byte_streams():
+    """16-bit greyscale pictures: Pillow opens them as 32-bit integers, and its convert("L") /
+    convert("RGB") clip those to 255, so its pixels are white wherever v > 255. The decoder keeps
+    the picture instead (docs/image_decoder.md): the high byte for PNG, round(v / maxval * 255)
+    for PGM, as Pillow does for 16-bit colour. References from numpy."""
+    r = rng("image_decoder_16bit_gray")
+    g16 = r.integers(0, 65536, size=(4, 7), dtype=np.uint16)
+    pgm = np.rint(g16.astype(np.float64) / 65535 * 255).astype(np.uint8)
+    return [("png_16bit_gray", _png(g16, 0, depth=16), (g16 >> 8).astype(np.uint8)),
+            ("pgm_16bit", b"P5\n7 4\n65535\n" + g16.astype(">u2").tobytes(), pgm)]
+
+
 def image_decoder_formats():
     out = []
+    for tag, data, gray in high_byte_streams():
+        arr = np.frombuffer(data, dtype=np.uint8).copy()
+        rgb = np.repeat(gray[..., None], 3, axis=-1)
+        for fmt, want in (("RGB", rgb), ("BGR", rgb), ("Grayscale", gray[..., None])):
+            n = "image_decoder_20_%s_%s" % (tag, fmt.lower())
+            out.append(Case(n, "ImageDecoder", 20, [("data", D.UINT8, arr)], [("output", D.UINT8)],
+                            attrs={"pixel_format": fmt}, ort=False, ref=lambda d, w=want: [w],
+                            note="numpy reference: 16-bit grey samples scaled to 8 bits "
+                                 "(Pillow clips them to 255)"))
     for tag, data in streams():
         arr = np.frombuffer(data, dtype=np.uint8).copy()
         for fmt in ("RGB", "BGR", "Grayscale"):

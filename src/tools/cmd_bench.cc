@@ -1,6 +1,8 @@
-// `vtensor bench MODEL [--data DIR] [--runs N] [--warmup W] [--threads T]`: session creation,
+// `vtensor bench MODEL [input flags] [--runs N] [--warmup W] [--threads T]`: session creation,
 // the first run after it (timed on its own: lazy work shows there, see docs/benchmarks.md), W
-// untimed warmup runs, then N timed runs (median, p90, min), each around Session::Run alone.
+// untimed warmup runs, then N timed runs (median = element N/2 of the sorted times; p50, p90,
+// p99 by nearest rank; min, mean),
+// each around Session::Run alone. Inputs as `vtensor run` makes them (tools/input_flags.h).
 // first_result_ms is process start to the first run's outputs (tools/process_clock.h), the
 // figure scripts/compare_ort.sh sets beside ONNX Runtime's. first_run_cpu_ms and median_cpu_ms
 // are the calling thread's CPU time (of the first run; median per timed run): at --threads 1 it leaves out the time other processes held
@@ -33,7 +35,7 @@ int BenchCommand(const BenchArgs& a) {
   auto t1 = Clock::now();
   if (!s.ok()) return fail(s.status());
   if (a.session.explain) PrintExplain(**s, stdout);
-  auto inputs = a.data_dir.empty() ? ZeroInputs(**s) : LoadInputs(**s, a.data_dir);
+  auto inputs = MakeInputs(**s, a.inputs);
   if (!inputs.ok()) return fail(inputs.status());
   const int64_t faults0 = PageFaults();
   const double fc = ThreadCpuMs();
@@ -59,14 +61,22 @@ int BenchCommand(const BenchArgs& a) {
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu.begin(), cpu.end());
-  const size_t p90 = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(times.size()))) - 1;
+  // Nearest-rank percentile: the smallest time with at least q of the runs at or below it.
+  auto pct = [&](double q) {
+    const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(times.size())));
+    return times[std::max<size_t>(rank, 1) - 1];
+  };
+  double sum = 0;
+  for (double t : times) sum += t;
   fmt::print("model: {}\nthreads: {}\nsession_create_ms: {:.3f}\nfirst_run_ms: {:.4f}\n"
              "first_result_ms: {:.3f}\nstart_clock: {}\nruns: {}\nmedian_ms: {:.4f}\n"
-             "p90_ms: {:.4f}\nmin_ms: {:.4f}\nfirst_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
+             "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
+             "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
              a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, start_clock, times.size(),
-             times[times.size() / 2], times[p90], times.front(), first_cpu_ms, cpu[cpu.size() / 2], first_faults,
-             PageFaults() - faults1);
+             times[times.size() / 2], pct(0.5), pct(0.9), pct(0.99), times.front(),
+             sum / static_cast<double>(times.size()), first_cpu_ms, cpu[cpu.size() / 2],
+             first_faults, PageFaults() - faults1);
   return 0;
 }
 

@@ -1,49 +1,42 @@
+// `vtensor run MODEL [input flags] [--rtol R] [--atol A] [--print|--print-all]
+// [--save-outputs DIR [--save-format pb|npy]]`: one run, each output compared with
+// DIR/output_N.pb where --data DIR has it (docs/cli.md).
 #include <fmt/core.h>
 
 #include "tools/commands.h"
 #include "tools/compare.h"
 #include "tools/test_data.h"
+#include "tools/value_print.h"
 
 namespace vt::cli {
 
+namespace {
+int Fail(const Status& st) {
+  fmt::print(stderr, "error: {}\n", st.message());
+  return 2;
+}
+}  // namespace
+
 int RunCommand(const RunArgs& a) {
   auto so = MakeSessionOptions(a.session, a.threads);
-  if (!so.ok()) {
-    fmt::print(stderr, "error: {}\n", so.status().message());
-    return 2;
-  }
+  if (!so.ok()) return Fail(so.status());
   auto s = Session::Load(a.model, *so);
-  if (!s.ok()) {
-    fmt::print(stderr, "error: {}\n", s.status().message());
-    return 2;
-  }
+  if (!s.ok()) return Fail(s.status());
   Session& sess = **s;
   if (a.session.explain) PrintExplain(sess, stdout);
-  auto inputs = a.data_dir.empty() ? ZeroInputs(sess) : LoadInputs(sess, a.data_dir);
-  if (!inputs.ok()) {
-    fmt::print(stderr, "error: {}\n", inputs.status().message());
-    return 2;
-  }
+  auto inputs = MakeInputs(sess, a.inputs);
+  if (!inputs.ok()) return Fail(inputs.status());
   std::vector<std::optional<Value>> expected(sess.outputs().size());
-  if (!a.data_dir.empty()) {
-    auto e = LoadExpectedOutputs(sess, a.data_dir);
-    if (!e.ok()) {
-      fmt::print(stderr, "error: {}\n", e.status().message());
-      return 2;
-    }
+  if (!a.inputs.data_dir.empty()) {
+    auto e = LoadExpectedOutputs(sess, a.inputs.data_dir);
+    if (!e.ok()) return Fail(e.status());
     expected = std::move(*e);
   }
   auto outs = sess.Run(*inputs);
-  if (!outs.ok()) {
-    fmt::print(stderr, "error: {}\n", outs.status().message());
-    return 2;
-  }
+  if (!outs.ok()) return Fail(outs.status());
   if (!a.save_outputs.empty()) {
-    Status st = SaveOutputs(sess, *outs, a.save_outputs);
-    if (!st.ok()) {
-      fmt::print(stderr, "error: {}\n", st.message());
-      return 2;
-    }
+    Status st = SaveOutputs(sess, *outs, a.save_outputs, a.save_format);
+    if (!st.ok()) return Fail(st);
   }
   bool all_pass = true;
   for (size_t i = 0; i < outs->size(); ++i) {
@@ -57,6 +50,8 @@ int RunCommand(const RunArgs& a) {
     } else {
       fmt::print("{}  {}  max_abs_diff=-  (no reference)\n", name, DescribeValue(v));
     }
+    if ((a.print || a.print_all) && v.is_tensor())
+      fmt::print("{}\n", FormatTensor(v.tensor(), a.print_all));
   }
   return all_pass ? 0 : 1;
 }

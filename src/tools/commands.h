@@ -6,17 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "tools/input_flags.h"
 #include "tools/session_flags.h"
 
 namespace vt::cli {
 
 struct RunArgs {
   std::string model;
-  std::string data_dir;  // empty: zero inputs
+  InputFlags inputs;  // --data DIR also supplies the reference outputs (output_N.pb)
   double rtol = 1e-3;
   double atol = 1e-7;
   int threads = 1;
-  std::string save_outputs;  // directory: write output_N.pb (TensorProto) per output
+  bool print = false;      // print output values, NumPy-like, long axes elided
+  bool print_all = false;  // print output values without eliding
+  std::string save_outputs;          // directory: one file per output
+  std::string save_format = "pb";    // pb: output_N.pb (TensorProto) | npy: NAME.npy... see docs/cli.md
   SessionFlags session;
 };
 int RunCommand(const RunArgs& a);
@@ -25,7 +29,7 @@ int InfoCommand(const std::string& model);
 
 struct BenchArgs {
   std::string model;
-  std::string data_dir;
+  InputFlags inputs;
   int runs = 20;
   int warmup = 2;
   int threads = 1;

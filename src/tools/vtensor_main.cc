@@ -9,18 +9,24 @@
 
 namespace {
 
+using vt::cli::AddInputFlags;
 using vt::cli::AddSessionFlags;
 
 // Each subcommand's arguments and flags; returns the subcommand.
 CLI::App* AddRun(CLI::App& app, vt::cli::RunArgs& run) {
   auto* cmd = app.add_subcommand("run", "Run a model once; compare with DIR/output_N.pb");
   cmd->add_option("model", run.model, "ONNX model file")->required();
-  cmd->add_option("--data", run.data_dir, "directory with input_N.pb (and output_N.pb)");
+  AddInputFlags(cmd, &run.inputs);
   cmd->add_option("--rtol", run.rtol, "relative tolerance (default 1e-3)");
   cmd->add_option("--atol", run.atol, "absolute tolerance (default 1e-7)");
   cmd->add_option("--threads", run.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--save-outputs", run.save_outputs, "write output_N.pb files to DIR");
+  cmd->add_flag("--print", run.print, "print output values (NumPy-like, long axes elided)");
+  cmd->add_flag("--print-all", run.print_all, "print output values in full");
+  cmd->add_option("--save-outputs", run.save_outputs, "write each output to a file in DIR");
+  cmd->add_option("--save-format", run.save_format,
+                  "pb (default: output_N.pb, TensorProto) or npy (output_N.npy)")
+      ->check(CLI::IsMember({"pb", "npy"}));
   AddSessionFlags(cmd, &run.session);
   return cmd;
 }
@@ -34,7 +40,7 @@ CLI::App* AddInfo(CLI::App& app, std::string& model) {
 CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   auto* cmd = app.add_subcommand("bench", "Time session creation and inference");
   cmd->add_option("model", bench.model, "ONNX model file")->required();
-  cmd->add_option("--data", bench.data_dir, "directory with input_N.pb");
+  AddInputFlags(cmd, &bench.inputs);
   cmd->add_option("--runs", bench.runs, "timed runs (default 20)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--warmup", bench.warmup, "untimed runs after the first run (default 2)");
   cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")

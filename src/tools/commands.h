@@ -53,7 +53,7 @@ int GenerateCommand(const GenerateArgs& a);  // 0 ok, 2 error
 // Digests, checker and inspector of models with compiled tensors.
 struct DigestArgs {
   std::string model;
-  std::string tensor;  // empty: every initializer
+  std::string tensor;  // empty: every tensor compile may cache (initializers, Constant values)
   std::string algo = "blake3";
 };
 int DigestCommand(const DigestArgs& a);  // 0 ok, 2 error

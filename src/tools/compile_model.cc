@@ -108,6 +108,30 @@ void ForEachGraph(const onnx::GraphProto& g, const std::function<void(const onnx
     }
 }
 
+}  // namespace
+
+// Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
+// initializer): initializers and Constant-node values of every graph. Values the runtime
+// computes by constant folding are packed at load, not cached.
+std::vector<SourceTensor> CacheableSources(const onnx::GraphProto& main) {
+  std::vector<SourceTensor> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name, const onnx::TensorProto* t) {
+    if (seen.insert(name).second) out.push_back({name, t});
+  };
+  ForEachGraph(main, [&](const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) add(t.name(), &t);
+    for (const auto& n : g.node())
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+          n.output_size() == 1)
+        for (const auto& a : n.attribute())
+          if (a.name() == "value" && a.has_t()) add(n.output(0), &a.t());
+  });
+  return out;
+}
+
+namespace {
+
 // External data locations of every initializer.
 std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
   std::set<std::string> out;
@@ -120,19 +144,9 @@ std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
   return out;
 }
 
-// Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
-// initializer): initializers and Constant-node values of every graph. Values the runtime
-// computes by constant folding are packed at load, not cached.
 std::set<std::string> SourceNames(const onnx::GraphProto& main) {
   std::set<std::string> out;
-  ForEachGraph(main, [&](const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) out.insert(t.name());
-    for (const auto& n : g.node())
-      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
-          n.output_size() == 1)
-        for (const auto& a : n.attribute())
-          if (a.name() == "value" && a.has_t()) out.insert(n.output(0));
-  });
+  for (const SourceTensor& t : CacheableSources(main)) out.insert(t.name);
   return out;
 }
 

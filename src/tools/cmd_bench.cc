@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "tools/commands.h"
+#include "tools/json_types.h"
 #include "tools/process_clock.h"
 #include "tools/test_data.h"
 
@@ -34,7 +35,7 @@ int BenchCommand(const BenchArgs& a) {
   auto s = Session::Load(a.model, *so);
   auto t1 = Clock::now();
   if (!s.ok()) return fail(s.status());
-  if (a.session.explain) PrintExplain(**s, stdout);
+  ReportLoad(a.session, **s);
   auto inputs = MakeInputs(**s, a.inputs);
   if (!inputs.ok()) return fail(inputs.status());
   const int64_t faults0 = PageFaults();
@@ -68,15 +69,25 @@ int BenchCommand(const BenchArgs& a) {
   };
   double sum = 0;
   for (double t : times) sum += t;
+  const double median = times[times.size() / 2], mean = sum / static_cast<double>(times.size());
+  if (a.json) {
+    PrintJson({{"model", a.model}, {"threads", a.threads}, {"session_create_ms", ms(t1 - t0)},
+               {"first_run_ms", first_ms}, {"first_result_ms", first_result_ms},
+               {"start_clock", start_clock}, {"runs", times.size()}, {"median_ms", median},
+               {"p50_ms", pct(0.5)}, {"p90_ms", pct(0.9)}, {"p99_ms", pct(0.99)},
+               {"min_ms", times.front()}, {"mean_ms", mean}, {"first_run_cpu_ms", first_cpu_ms},
+               {"median_cpu_ms", cpu[cpu.size() / 2]}, {"first_run_page_faults", first_faults},
+               {"run_page_faults", PageFaults() - faults1}});
+    return 0;
+  }
   fmt::print("model: {}\nthreads: {}\nsession_create_ms: {:.3f}\nfirst_run_ms: {:.4f}\n"
              "first_result_ms: {:.3f}\nstart_clock: {}\nruns: {}\nmedian_ms: {:.4f}\n"
              "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
              "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
              a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, start_clock, times.size(),
-             times[times.size() / 2], pct(0.5), pct(0.9), pct(0.99), times.front(),
-             sum / static_cast<double>(times.size()), first_cpu_ms, cpu[cpu.size() / 2],
-             first_faults, PageFaults() - faults1);
+             median, pct(0.5), pct(0.9), pct(0.99), times.front(), mean, first_cpu_ms,
+             cpu[cpu.size() / 2], first_faults, PageFaults() - faults1);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tools/commands.h"
 #include "tools/compile_model.h"
+#include "tools/json_types.h"
 #include "vtensor/base/blake3.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/tensor_digest.h"
@@ -26,6 +27,7 @@ int DigestCommand(const DigestArgs& a) {
   }
   ExternalDataResolver resolver(DirName(a.model));
   bool found = false;
+  nlohmann::json tensors = nlohmann::json::array();
   for (const SourceTensor& src : CacheableSources((*mp)->graph())) {
     if (!a.tensor.empty() && src.name != a.tensor) continue;
     found = true;
@@ -34,13 +36,15 @@ int DigestCommand(const DigestArgs& a) {
       fmt::print(stderr, "error: {}\n", d.take_status().WithContext("tensor '" + src.name + "'").message());
       return 2;
     }
-    fmt::print("{} {} {}\n", src.name, a.algo,
-               ToHex(reinterpret_cast<const uint8_t*>(d->data()), d->size()));
+    const std::string hex = ToHex(reinterpret_cast<const uint8_t*>(d->data()), d->size());
+    if (a.json) tensors.push_back({{"name", src.name}, {"digest", hex}});
+    else fmt::print("{} {} {}\n", src.name, a.algo, hex);
   }
   if (!a.tensor.empty() && !found) {
     fmt::print(stderr, "error: {}: no initializer or Constant named '{}'\n", a.model, a.tensor);
     return 2;
   }
+  if (a.json) PrintJson({{"model", a.model}, {"algorithm", a.algo}, {"tensors", tensors}});
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "tools/commands.h"
 #include "tools/compare.h"
+#include "tools/json_types.h"
 #include "tools/test_data.h"
 #include "tools/value_print.h"
 
@@ -23,7 +24,7 @@ int RunCommand(const RunArgs& a) {
   auto s = Session::Load(a.model, *so);
   if (!s.ok()) return Fail(s.status());
   Session& sess = **s;
-  if (a.session.explain) PrintExplain(sess, stdout);
+  ReportLoad(a.session, sess);
   auto inputs = MakeInputs(sess, a.inputs);
   if (!inputs.ok()) return Fail(inputs.status());
   std::vector<std::optional<Value>> expected(sess.outputs().size());
@@ -39,20 +40,38 @@ int RunCommand(const RunArgs& a) {
     if (!st.ok()) return Fail(st);
   }
   bool all_pass = true;
+  nlohmann::json report = nlohmann::json::array();
   for (size_t i = 0; i < outs->size(); ++i) {
     const Value& v = (*outs)[i];
     std::string name = sess.outputs()[i].name;
+    std::optional<CompareResult> r;
     if (expected[i]) {
-      CompareResult r = CompareValues(v, *expected[i], a.rtol, a.atol);
-      all_pass &= r.pass;
-      fmt::print("{}  {}  max_abs_diff={:.3g}  {}{}\n", name, DescribeValue(v), r.max_abs_diff,
-                 r.pass ? "PASS" : "FAIL", r.pass ? "" : "  (" + r.detail + ")");
+      r = CompareValues(v, *expected[i], a.rtol, a.atol);
+      all_pass &= r->pass;
+    }
+    if (a.json) {
+      nlohmann::json o = {{"name", name}, {"value", DescribeValue(v)}};
+      if (v.is_tensor()) {
+        o["dtype"] = DTypeName(v.tensor().dtype());
+        o["shape"] = ShapeJson(v.tensor().shape());
+      }
+      o["max_abs_diff"] = r ? nlohmann::json(r->max_abs_diff) : nlohmann::json(nullptr);
+      o["pass"] = r ? nlohmann::json(r->pass) : nlohmann::json(nullptr);
+      if (r && !r->pass) o["detail"] = r->detail;
+      if ((a.print || a.print_all) && v.is_tensor()) o["text"] = FormatTensor(v.tensor(), a.print_all);
+      report.push_back(std::move(o));
+      continue;
+    }
+    if (r) {
+      fmt::print("{}  {}  max_abs_diff={:.3g}  {}{}\n", name, DescribeValue(v), r->max_abs_diff,
+                 r->pass ? "PASS" : "FAIL", r->pass ? "" : "  (" + r->detail + ")");
     } else {
       fmt::print("{}  {}  max_abs_diff=-  (no reference)\n", name, DescribeValue(v));
     }
     if ((a.print || a.print_all) && v.is_tensor())
       fmt::print("{}\n", FormatTensor(v.tensor(), a.print_all));
   }
+  if (a.json) PrintJson({{"model", a.model}, {"outputs", report}, {"pass", all_pass}});
   return all_pass ? 0 : 1;
 }
 

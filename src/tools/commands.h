@@ -20,12 +20,17 @@ struct RunArgs {
   bool print = false;      // print output values, NumPy-like, long axes elided
   bool print_all = false;  // print output values without eliding
   std::string save_outputs;          // directory: one file per output
-  std::string save_format = "pb";    // pb: output_N.pb (TensorProto) | npy: NAME.npy... see docs/cli.md
+  std::string save_format = "pb";    // pb: output_N.pb (TensorProto) | npy: output_N.npy
+  bool json = false;                 // the report as JSON (docs/cli.md)
   SessionFlags session;
 };
 int RunCommand(const RunArgs& a);
 
-int InfoCommand(const std::string& model);
+struct InfoArgs {
+  std::string model;
+  bool json = false;
+};
+int InfoCommand(const InfoArgs& a);
 
 struct BenchArgs {
   std::string model;
@@ -33,6 +38,7 @@ struct BenchArgs {
   int runs = 20;
   int warmup = 2;
   int threads = 1;
+  bool json = false;
   SessionFlags session;
 };
 int BenchCommand(const BenchArgs& a);
@@ -55,6 +61,7 @@ struct DigestArgs {
   std::string model;
   std::string tensor;  // empty: every tensor compile may cache (initializers, Constant values)
   std::string algo = "blake3";
+  bool json = false;
 };
 int DigestCommand(const DigestArgs& a);  // 0 ok, 2 error
 
@@ -79,6 +86,7 @@ struct PassesArgs {
   std::string target;  // empty: no target
   bool print_after_all = false;
   bool session = false;  // the passes a Session runs (runtime/session.h SessionPassNames)
+  bool json = false;     // passes (with rewrite counts for --session) and the graph text
 };
 int PassesCommand(const PassesArgs& a);  // 0 ok, 2 error
 

@@ -6,8 +6,16 @@
 #include <string>
 
 #include "tools/commands.h"
+#include "tools/version.h"
 
 namespace {
+
+// "vtensor 0.1.0 (git v0.1-12-gabc1234)"; the git part only when configured in a checkout.
+std::string VersionString() {
+  std::string v = std::string("vtensor ") + VTENSOR_VERSION;
+  if (*VTENSOR_GIT_DESCRIBE) v += std::string(" (git ") + VTENSOR_GIT_DESCRIBE + ")";
+  return v;
+}
 
 using vt::cli::AddInputFlags;
 using vt::cli::AddSessionFlags;
@@ -27,13 +35,15 @@ CLI::App* AddRun(CLI::App& app, vt::cli::RunArgs& run) {
   cmd->add_option("--save-format", run.save_format,
                   "pb (default: output_N.pb, TensorProto) or npy (output_N.npy)")
       ->check(CLI::IsMember({"pb", "npy"}));
+  cmd->add_flag("--json", run.json, "the per-output report as JSON");
   AddSessionFlags(cmd, &run.session);
   return cmd;
 }
 
-CLI::App* AddInfo(CLI::App& app, std::string& model) {
+CLI::App* AddInfo(CLI::App& app, vt::cli::InfoArgs& info) {
   auto* cmd = app.add_subcommand("info", "Print model summary");
-  cmd->add_option("model", model, "ONNX model file")->required();
+  cmd->add_option("model", info.model, "ONNX model file")->required();
+  cmd->add_flag("--json", info.json, "as JSON");
   return cmd;
 }
 
@@ -45,6 +55,7 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   cmd->add_option("--warmup", bench.warmup, "untimed runs after the first run (default 2)");
   cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", bench.json, "the figures as JSON");
   AddSessionFlags(cmd, &bench.session);
   return cmd;
 }
@@ -74,6 +85,7 @@ CLI::App* AddDigest(CLI::App& app, vt::cli::DigestArgs& digest) {
   cmd->add_option("--tensor", digest.tensor, "only this initializer or Constant output");
   cmd->add_option("--algo", digest.algo, "blake3 (default) or sha256")
       ->check(CLI::IsMember({"blake3", "sha256"}));
+  cmd->add_flag("--json", digest.json, "as JSON");
   return cmd;
 }
 
@@ -138,6 +150,7 @@ CLI::App* AddPasses(CLI::App& app, vt::cli::PassesArgs& passes) {
   cmd->add_flag("--session", passes.session,
                 "run the passes a session runs (folding, shape folding, fusions) instead of a "
                 "target's; print one count line per pass, then the graph");
+  cmd->add_flag("--json", passes.json, "each pass with its rewrite count, and the final graph");
   return cmd;
 }
 
@@ -174,7 +187,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vtensor: ONNX compiler and CPU inference runtime with virtual tensor layouts"};
   app.require_subcommand(1);
   vt::cli::RunArgs run;
-  std::string info_model;
+  vt::cli::InfoArgs info;
   vt::cli::BenchArgs bench;
   vt::cli::GenerateArgs gen;
   vt::cli::DigestArgs digest;
@@ -186,7 +199,7 @@ int main(int argc, char** argv) {
   vt::cli::ExportArgs exp;
   // Registered in this order so `vtensor --help` lists them as before.
   CLI::App* run_cmd = AddRun(app, run);
-  CLI::App* info_cmd = AddInfo(app, info_model);
+  CLI::App* info_cmd = AddInfo(app, info);
   CLI::App* bench_cmd = AddBench(app, bench);
   CLI::App* gen_cmd = AddGenerate(app, gen);
   CLI::App* digest_cmd = AddDigest(app, digest);
@@ -197,9 +210,16 @@ int main(int argc, char** argv) {
   CLI::App* passes_cmd = AddPasses(app, passes);
   CLI::App* export_cmd = AddExport(app, exp);
 
+  // --version on the binary and on every subcommand.
+  const std::string version = VersionString();
+  app.set_version_flag("--version", version);
+  for (CLI::App* sub : app.get_subcommands({})) sub->set_version_flag("--version", version);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -209,7 +229,7 @@ int main(int argc, char** argv) {
   // memory than exists; that is bad input (exit 2), not a crash.
   try {
     if (*run_cmd) return vt::cli::RunCommand(run);
-    if (*info_cmd) return vt::cli::InfoCommand(info_model);
+    if (*info_cmd) return vt::cli::InfoCommand(info);
     if (*bench_cmd) return vt::cli::BenchCommand(bench);
     if (*gen_cmd) return vt::cli::GenerateCommand(gen);
     if (*digest_cmd) return vt::cli::DigestCommand(digest);

@@ -1,11 +1,12 @@
 // `vtensor run MODEL [input flags] [--rtol R] [--atol A] [--print|--print-all]
-// [--save-outputs DIR [--save-format pb|npy]]`: one run, each output compared with
+// [--save-outputs DIR [--save-format pb|npy]] [--json] [--profile-ops FILE]`: one run, each output compared with
 // DIR/output_N.pb where --data DIR has it (docs/cli.md).
 #include <fmt/core.h>
 
 #include "tools/commands.h"
 #include "tools/compare.h"
 #include "tools/json_types.h"
+#include "tools/op_trace.h"
 #include "tools/test_data.h"
 #include "tools/value_print.h"
 
@@ -33,8 +34,13 @@ int RunCommand(const RunArgs& a) {
     if (!e.ok()) return Fail(e.status());
     expected = std::move(*e);
   }
-  auto outs = sess.Run(*inputs);
+  OpProfile profile;
+  auto outs = sess.Run(*inputs, a.profile_ops.empty() ? nullptr : &profile);
   if (!outs.ok()) return Fail(outs.status());
+  if (!a.profile_ops.empty()) {
+    Status st = WriteChromeTrace(profile.events(), a.profile_ops);
+    if (!st.ok()) return Fail(st);
+  }
   if (!a.save_outputs.empty()) {
     Status st = SaveOutputs(sess, *outs, a.save_outputs, a.save_format);
     if (!st.ok()) return Fail(st);

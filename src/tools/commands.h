@@ -22,6 +22,7 @@ struct RunArgs {
   std::string save_outputs;          // directory: one file per output
   std::string save_format = "pb";    // pb: output_N.pb (TensorProto) | npy: output_N.npy
   bool json = false;                 // the report as JSON (docs/cli.md)
+  std::string profile_ops;           // FILE: per-node timing as a Chrome trace (tools/op_trace.h)
   SessionFlags session;
 };
 int RunCommand(const RunArgs& a);
@@ -39,6 +40,8 @@ struct BenchArgs {
   int warmup = 2;
   int threads = 1;
   bool json = false;
+  std::string profile_ops;  // FILE: Chrome trace of the timed runs (tools/op_trace.h)
+  int top = 0;              // > 0: print the K op types with the most self time
   SessionFlags session;
 };
 int BenchCommand(const BenchArgs& a);

@@ -36,6 +36,8 @@ CLI::App* AddRun(CLI::App& app, vt::cli::RunArgs& run) {
                   "pb (default: output_N.pb, TensorProto) or npy (output_N.npy)")
       ->check(CLI::IsMember({"pb", "npy"}));
   cmd->add_flag("--json", run.json, "the per-output report as JSON");
+  cmd->add_option("--profile-ops", run.profile_ops,
+                  "write a per-node timing trace (Chrome trace JSON) of the run to FILE");
   AddSessionFlags(cmd, &run.session);
   return cmd;
 }
@@ -56,6 +58,10 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--json", bench.json, "the figures as JSON");
+  cmd->add_option("--profile-ops", bench.profile_ops,
+                  "write a per-node timing trace (Chrome trace JSON) of the timed runs to FILE");
+  cmd->add_option("--top", bench.top, "print the K op types with the most time in the timed runs")
+      ->check(CLI::Range(1, 1000000));
   AddSessionFlags(cmd, &bench.session);
   return cmd;
 }

@@ -31,8 +31,8 @@ int PassesCommand(const PassesArgs& a) {
   // --json: each pass run, in order, with its rewrite count.
   nlohmann::json passes = nlohmann::json::array();
   if (a.json) {
-    opts.report = [&](const char* pass, size_t n) {
-      passes.push_back({{"name", pass}, {"rewrites", n}});
+    opts.report = [&](const Pass& pass) {
+      passes.push_back({{"name", pass.name()}, {"rewrites", pass.rewrites()}});
     };
   } else {
     if (a.print_after_all) {
@@ -42,7 +42,9 @@ int PassesCommand(const PassesArgs& a) {
       };
     }
     if (a.session)
-      opts.report = [](const char* pass, size_t n) { fmt::print("pass {}: {} rewrites\n", pass, n); };
+      opts.report = [](const Pass& pass) {
+        fmt::print("pass {}: {} rewrites\n", pass.name(), pass.rewrites());
+      };
   }
   Status st = a.session ? RunNamedPasses(*m, SessionPassNames(SessionOptions{}), opts)
                         : RunPasses(*m, a.target, opts);

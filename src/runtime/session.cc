@@ -173,6 +173,11 @@ void OwnOutputs(std::vector<Value>* outs, const std::vector<const Value*>& input
 }  // namespace
 
 Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) const {
+  return Run(inputs, nullptr);
+}
+
+Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs,
+                                          OpProfile* profile) const {
   if (opts_.prepare_only) return RunRefused();
   auto real = model_.graph->RealInputs();
   if (inputs.size() != real.size()) {
@@ -183,7 +188,7 @@ Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) cons
   std::vector<const Value*> ptrs;
   ptrs.reserve(inputs.size());
   for (const Value& v : inputs) ptrs.push_back(&v);
-  return RunInputs(ptrs);
+  return RunInputs(ptrs, profile);
 }
 
 Expected<std::vector<Value>> Session::RunNamed(
@@ -241,7 +246,8 @@ std::string Session::OutputNames() const {
   return s.empty() ? "none" : s;
 }
 
-Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>& inputs) const {
+Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>& inputs,
+                                                OpProfile* profile) const {
   auto real = model_.graph->RealInputs();
   const std::string file = model_.path.empty() ? "<model>" : model_.path;
   std::unordered_map<std::string, Value> feeds;
@@ -253,7 +259,7 @@ Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>&
   // Sets the calling thread's team size only; other callers keep theirs.
   omp_set_num_threads(opts_.threads);
   BufferPools::Lease pool = pools_->Acquire();
-  auto r = runner_->Run(feeds, pool.get(), opts_.threads);
+  auto r = runner_->Run(feeds, pool.get(), opts_.threads, profile);
   if (!r.ok()) return r.take_status().WithContext(file);
   OwnOutputs(&*r, inputs);
   return r;

@@ -68,6 +68,7 @@ struct SessionOptions {
 
 class GraphRunner;
 class BufferPools;
+class OpProfile;  // vtensor/exec/op_profile.h
 
 // The registered passes (passes/pass.h) a session runs at creation, in order: constant
 // folding, shape folding and folding again (fold_constants), then the fusions (fuse;
@@ -110,6 +111,9 @@ class Session {
   // dim_param two sizes; any kernel error (naming node, op type and opset). Safe to call
   // concurrently.
   Expected<std::vector<Value>> Run(const std::vector<Value>& inputs) const;
+  // As Run, and `profile` (exec/op_profile.h; may be null) receives one event per node run.
+  // Safe to call concurrently, with one profile per call or a shared one.
+  Expected<std::vector<Value>> Run(const std::vector<Value>& inputs, OpProfile* profile) const;
 
   // Runs once with inputs by name (each of inputs() exactly once, any order) and returns the
   // outputs named in `output_names`, in that order (empty: every output in outputs() order).
@@ -137,7 +141,8 @@ class Session {
 
  private:
   Session() = default;
-  Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs) const;
+  Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
+                                         OpProfile* profile = nullptr) const;
   Status RunRefused() const;
   std::string InputNames() const;   // for messages: 'a', 'b'
   std::string OutputNames() const;

@@ -1,4 +1,4 @@
-// `vtensor bench-load MODEL [--reps N] [--ort PATH|none] [--json]`: how long a
+// `vtensor bench-load MODEL [--reps N] [--threads T] [--ort PATH|none] [--json]`: how long a
 // session takes to become ready with and without the compiled-tensor cache, against two floors
 // measured in the same run, and against ONNX Runtime's session creation.
 //
@@ -15,6 +15,8 @@
 //   P/V      Session::Load with the cache under profile P (each profile the file's entries
 //            carry in metadata vt.profile) and verify policy V (always; memo, after one priming
 //            load into a private memo directory; never)
+//   pack     per profile and weight form: the form's pack function timed alone on every weight
+//            a no-cache session packs in that form (source and packed GB/s)
 //   ort      ONNX Runtime 1.30 session creation through its C API (vtensor-ort-bench --runs 0:
 //            1 intra-op and 1 inter-op thread, all graph optimizations, CPU provider), each
 //            repetition a fresh process; skipped with a note when the program is missing
@@ -42,9 +44,12 @@
 
 #include "tools/commands.h"
 #include "vtensor/base/file.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/tensor_digest.h"
+#include "vtensor/forms/weight_form.h"
+#include "vtensor/forms/weight_provider.h"
 #include "vtensor/passes/constant_folding.h"
 #include "vtensor/runtime/session.h"
 
@@ -66,6 +71,17 @@ struct ChildResult {
   int32_t verified = 0;    // hits hashed in this load
   int32_t memo = 0;        // hits skipped thanks to the memo
   int64_t hit_bytes = 0;   // sum of HIT payload_bytes
+  // pack rows: one per weight form (type name), the forms' own pack functions timed alone
+  struct PackStat {
+    char form[64] = {};
+    int32_t weights = 0;
+    int64_t src_bytes = 0;  // source initializer bytes read
+    int64_t out_bytes = 0;  // packed bytes written
+    double ms = 0;
+  };
+  static constexpr int kMaxPackForms = 12;
+  PackStat packs[kMaxPackForms];
+  int32_t num_packs = 0;
   int32_t ok = 0;
   char error[512] = {};
 };
@@ -324,6 +340,44 @@ void MeasureSession(const std::string& path, const SessionOptions& so, ChildResu
   }
 }
 
+// Packing speed per weight form: a session without the cache records each weight it packs
+// and the form it chose (weight observer); then each weight is packed again with the form's
+// own pack function, timed alone (its mapped source pages mapped in first, as the weight
+// provider does), and the times are summed per form. `ms` is the sum over all forms.
+void MeasurePacks(const std::string& path, const SessionOptions& so, ChildResult* r) {
+  struct Packed {
+    Tensor w;
+    WeightForm form;
+  };
+  std::vector<Packed> seen;
+  SessionOptions o = so;
+  o.weight_observer = [&seen](const std::string&, const Tensor& w, const PreparedWeight& p) {
+    if (!p.hit) seen.push_back({w, p.form});
+  };
+  auto s = Session::Load(path, o);
+  if (!s.ok()) return SetError(r, s.status().message());
+  for (const Packed& p : seen) {
+    if (p.w.storage() && p.w.storage()->mapped_file()) PrefaultMappedPages(p.w.raw_data(), p.w.nbytes());
+    const auto t0 = Clock::now();
+    auto packed = PackWeightForm(p.w, p.form);
+    const double ms = Ms(Clock::now() - t0);
+    if (!packed.ok()) return SetError(r, packed.status().message());
+    int i = 0;
+    while (i < r->num_packs && p.form.type_name != r->packs[i].form) ++i;
+    if (i == ChildResult::kMaxPackForms) continue;
+    ChildResult::PackStat& st = r->packs[i];
+    if (i == r->num_packs) {
+      std::snprintf(st.form, sizeof st.form, "%s", p.form.type_name.c_str());
+      ++r->num_packs;
+    }
+    ++st.weights;
+    st.src_bytes += static_cast<int64_t>(p.w.nbytes());
+    st.out_bytes += static_cast<int64_t>(packed->size);
+    st.ms += ms;
+    r->ms += ms;
+  }
+}
+
 std::string SelfDir() {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -420,6 +474,7 @@ struct BenchLoadResults {
   uint64_t warm_bytes = 0;  // read once before measuring
   ChildResult read, hash, miss;
   std::vector<Row> rows;
+  std::vector<std::pair<std::string, ChildResult>> packs;  // per profile: pack rows
   OrtResult ort;
 };
 
@@ -472,6 +527,13 @@ int MeasureProfiles(const BenchLoadArgs& a, const Plan& plan, const SessionOptio
       base_ms = r.ms;
       res->rows.push_back({pname + "/no-cache", r, base_ms});
     }
+    {
+      SessionOptions so = nocache;
+      so.profile = *profile;
+      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasurePacks(a.model, so, c); });
+      if (!r.ok) { rc = fail(pname + " pack", r); break; }
+      res->packs.push_back({pname, r});
+    }
     for (VerifyPolicy v : {VerifyPolicy::kAlways, VerifyPolicy::kMemo, VerifyPolicy::kNever}) {
       SessionOptions so = nocache;
       so.cache.enabled = true;
@@ -516,6 +578,17 @@ void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults&
                      {"hwm_vs_hit_bytes", hwm_vs_hit}});
   }
   j["loads"] = loads;
+  nlohmann::json packs = nlohmann::json::array();
+  for (const auto& [profile, r] : res.packs)
+    for (int i = 0; i < r.num_packs; ++i) {
+      const ChildResult::PackStat& st = r.packs[i];
+      packs.push_back({{"profile", profile}, {"form", st.form}, {"weights", st.weights},
+                       {"source_bytes", st.src_bytes}, {"packed_bytes", st.out_bytes},
+                       {"ms", st.ms}, {"source_gb_per_s", GBps(st.src_bytes, st.ms)},
+                       {"packed_gb_per_s", GBps(st.out_bytes, st.ms)}});
+    }
+  j["packs"] = packs;
+  j["threads"] = a.threads;
   if (res.ort.ran)
     j["ort"] = {{"ms", res.ort.ms}, {"vm_hwm_kb", res.ort.hwm_kb},
                 {"vs_no_cache", Ratio(res.ort.ms, res.miss.ms)},
@@ -558,6 +631,18 @@ void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults
                Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", ort.hwm_kb / 1024.0);
   else
     fmt::print("ort 1.30: {}\n", ort.note);
+  if (!res.packs.empty()) {
+    fmt::print("\n{:<40} {:>7} {:>10} {:>10} {:>10} {:>10}\n",
+               fmt::format("packing ({} thread{})", a.threads, a.threads == 1 ? "" : "s"),
+               "weights", "src MiB", "ms", "src GB/s", "out GB/s");
+    for (const auto& [profile, r] : res.packs)
+      for (int i = 0; i < r.num_packs; ++i) {
+        const ChildResult::PackStat& st = r.packs[i];
+        fmt::print("{:<40} {:>7} {:>10.1f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+                   profile + "/" + st.form, st.weights, st.src_bytes / 1048576.0, st.ms,
+                   GBps(st.src_bytes, st.ms), GBps(st.out_bytes, st.ms));
+      }
+  }
   fmt::print("\nVmHWM/VmRSS are read in the measuring process right after Session::Load returns "
              "(VmRSS: see --json). Mapped payloads count only once touched: under memo/never they "
              "are first touched by the first run.\n");
@@ -598,7 +683,7 @@ int BenchLoadCommand(const BenchLoadArgs& a) {
   res.hash = Best(a.reps, [&](ChildResult* r) { MeasureHash(a.model, *plan, r); });
   if (!res.hash.ok) return fail("hash", res.hash);
   SessionOptions nocache;
-  nocache.threads = 1;
+  nocache.threads = a.threads;
   nocache.cache.enabled = false;
   res.miss = Best(a.reps, [&](ChildResult* r) { MeasureSession(a.model, nocache, r); });
   if (!res.miss.ok) return fail("no-cache load", res.miss);

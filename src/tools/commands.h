@@ -107,6 +107,7 @@ int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
 struct BenchLoadArgs {
   std::string model;
   int reps = 3;
+  int threads = 1;  // SessionOptions::threads of the vtensor rows (packing uses them)
   std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
 };

@@ -117,6 +117,9 @@ CLI::App* AddBenchLoad(CLI::App& app, vt::cli::BenchLoadArgs& bench_load) {
   cmd->add_option("model", bench_load.model, "a model compiled by vtensor compile")->required();
   cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--threads", bench_load.threads,
+                  "threads of the vtensor sessions, packing included (default 1)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--ort", bench_load.ort,
                   "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   cmd->add_flag("--json", bench_load.json, "as JSON");

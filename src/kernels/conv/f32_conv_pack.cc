@@ -1,10 +1,14 @@
 #include "kernels/conv/f32_conv_pack.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "kernels/conv/conv_window.h"
+#include "kernels/cpu/parallel_pack.h"
+#include "kernels/gemm/f32_gemm_pack.h"
 
 namespace vt::kernels {
 namespace {
@@ -176,6 +180,54 @@ void PackF32ConvChwNdToPanelsNr(const void* ctx, size_t k0, size_t kc, size_t n0
                        });
     if (w != 0) std::memset(d + w, 0, (nr - w) * sizeof(float));
   }
+}
+
+namespace {
+
+// Panels [p0, p1): for each tap, for each channel, the panel row of mr floats (the panel's
+// filters at that (c, tap), zero past M), written in destination order.
+void PackTapMajorPanels(size_t mr, size_t M, size_t C, size_t taps, const float* w, size_t p0,
+                        size_t p1, float* dst) {
+  const size_t k = C * taps;
+  for (size_t p = p0; p < p1; ++p) {
+    const size_t m0 = p * mr, rows = std::min(mr, M - m0);
+    float* d = dst + p * k * mr;
+    for (size_t t = 0; t < taps; ++t) {
+      const float* s = w + m0 * k + t;  // filter m0, channel 0, this tap
+      for (size_t c = 0; c < C; ++c, s += taps, d += mr) {
+        const float* sr = s;
+        for (size_t r = 0; r < rows; ++r, sr += k) d[r] = *sr;
+        for (size_t r = rows; r < mr; ++r) d[r] = 0.0f;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void PackF32ConvFiltersTapMajorToPanelsMr(size_t mr, size_t M, size_t C, size_t taps,
+                                          const float* w, float* dst) {
+  // One tap: the filters are already [M, K] rows.
+  if (taps == 1) return PackF32GemmMkToPanelsMr(mr, M, C, w, C, dst);
+  const size_t panels = (M + mr - 1) / mr;
+  const int threads = ParallelPackThreads(panels * mr * C * taps * sizeof(float), panels);
+  if (threads <= 1) return PackTapMajorPanels(mr, M, C, taps, w, 0, panels, dst);
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+    const size_t n = static_cast<size_t>(omp_get_num_threads());
+    PackTapMajorPanels(mr, M, C, taps, w, panels * t / n, panels * (t + 1) / n, dst);
+  }
+}
+
+void PackF32ConvFiltersTapMajorToPanelsMrReference(size_t mr, size_t M, size_t C, size_t taps,
+                                                   const float* w, float* dst) {
+  const size_t k = C * taps, padded = (M + mr - 1) / mr * mr;
+  for (size_t m = 0; m < padded; ++m)
+    for (size_t t = 0; t < taps; ++t)
+      for (size_t c = 0; c < C; ++c)
+        dst[(m / mr) * k * mr + (t * C + c) * mr + m % mr] =
+            m < M ? w[(m * C + c) * taps + t] : 0.0f;
 }
 
 }  // namespace vt::kernels

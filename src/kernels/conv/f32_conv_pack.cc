@@ -184,20 +184,25 @@ void PackF32ConvChwNdToPanelsNr(const void* ctx, size_t k0, size_t kc, size_t n0
 
 namespace {
 
-// Panels [p0, p1): for each tap, for each channel, the panel row of mr floats (the panel's
-// filters at that (c, tap), zero past M), written in destination order.
+// Panels [p0, p1). For each channel c, each of the panel's filters reads its `taps` values
+// (contiguous in the source) and writes them to the panel rows (tap, c), tap = 0.., which lie
+// C * mr floats apart: `taps` write streams that each advance mr floats per channel.
 void PackTapMajorPanels(size_t mr, size_t M, size_t C, size_t taps, const float* w, size_t p0,
                         size_t p1, float* dst) {
-  const size_t k = C * taps;
+  const size_t k = C * taps, tap_stride = C * mr;
   for (size_t p = p0; p < p1; ++p) {
     const size_t m0 = p * mr, rows = std::min(mr, M - m0);
     float* d = dst + p * k * mr;
-    for (size_t t = 0; t < taps; ++t) {
-      const float* s = w + m0 * k + t;  // filter m0, channel 0, this tap
-      for (size_t c = 0; c < C; ++c, s += taps, d += mr) {
-        const float* sr = s;
-        for (size_t r = 0; r < rows; ++r, sr += k) d[r] = *sr;
-        for (size_t r = rows; r < mr; ++r) d[r] = 0.0f;
+    const float* s = w + m0 * k;  // filter m0, channel 0
+    for (size_t c = 0; c < C; ++c, d += mr, s += taps) {
+      const float* line = s;
+      for (size_t r = 0; r < rows; ++r, line += k) {
+        float* dt = d + r;
+        for (size_t t = 0; t < taps; ++t, dt += tap_stride) *dt = line[t];
+      }
+      for (size_t r = rows; r < mr; ++r) {
+        float* dt = d + r;
+        for (size_t t = 0; t < taps; ++t, dt += tap_stride) *dt = 0.0f;
       }
     }
   }

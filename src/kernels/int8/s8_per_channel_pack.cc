@@ -14,9 +14,20 @@ namespace {
 
 float ScaleOf(float amax) { return amax > 0.0f && std::isfinite(amax) ? amax / 127.0f : 1.0f; }
 
-int8_t Quantize(float x, float scale) {
+int8_t QuantizeReference(float x, float scale) {
   const float v = std::nearbyint(x / scale);
   return static_cast<int8_t>(std::isnan(v) ? 0.0f : std::clamp(v, -127.0f, 127.0f));
+}
+
+// The same value without a library call (this file is built for baseline x86-64, which has no
+// rounding instruction): below 2^22 in magnitude, adding and subtracting 1.5 * 2^23 rounds to
+// the nearest integer, ties to even, as nearbyint does in the default rounding mode; larger
+// magnitudes (and infinities) are integral already and clamp to +-127; NaN gives 0.
+int8_t Quantize(float x, float scale) {
+  const float v = x / scale;
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  const float r = std::fabs(v) < 4194304.0f ? (v + kMagic) - kMagic : v;
+  return static_cast<int8_t>(r != r ? 0.0f : r < -127.0f ? -127.0f : r > 127.0f ? 127.0f : r);
 }
 
 // [N, K] source: each column is a contiguous source row; columns [n0, n1).
@@ -84,7 +95,8 @@ void QuantizeF32ToS8PerChannelPanelsReference(size_t nr, size_t K, size_t N, con
     for (size_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(at(k, n)));
     const float scale = ScaleOf(amax);
     scales[n] = scale;
-    for (size_t k = 0; k < K; ++k) q[(n / nr) * K * nr + k * nr + n % nr] = Quantize(at(k, n), scale);
+    for (size_t k = 0; k < K; ++k)
+      q[(n / nr) * K * nr + k * nr + n % nr] = QuantizeReference(at(k, n), scale);
   }
 }
 

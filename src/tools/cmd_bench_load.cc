@@ -1,4 +1,5 @@
-// `vtensor bench-load MODEL [--reps N] [--threads T] [--ort PATH|none] [--json]`: how long a
+// `vtensor bench-load MODEL [--reps N] [--threads T] [--ort PATH|none] [--processes N
+// [--verify V]] [--json]`: how long a
 // session takes to become ready with and without the compiled-tensor cache, against two floors
 // measured in the same run, and against ONNX Runtime's session creation.
 //
@@ -18,6 +19,10 @@
 //   pack     per profile and weight form: the form's pack function timed alone on every weight
 //            a no-cache session packs in that form (source and packed GB/s), its output pages
 //            fresh as at load; and their floor, the first touch of as many fresh bytes
+//   --processes N (instead of the rows): total proportional set size (Pss, smaps_rollup) of N
+//            processes that each hold a session (compiled entries used in place, --verify V)
+//            after one run on zero inputs, against one such process: mapped payloads are shared
+//            through the page cache, so N processes should cost little more than one
 //   ort      ONNX Runtime 1.30 session creation through its C API (vtensor-ort-bench --runs 0:
 //            1 intra-op and 1 inter-op thread, all graph optimizations, CPU provider), each
 //            repetition a fresh process; skipped with a note when the program is missing
@@ -48,6 +53,7 @@
 #include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/graph/type_info.h"
 #include "vtensor/format/tensor_digest.h"
 #include "vtensor/forms/weight_form.h"
 #include "vtensor/forms/weight_provider.h"
@@ -360,7 +366,8 @@ void MeasurePacks(const std::string& path, const SessionOptions& so, ChildResult
   auto s = Session::Load(path, o);
   if (!s.ok()) return SetError(r, s.status().message());
   for (const Packed& p : seen) {
-    if (p.w.storage() && p.w.storage()->mapped_file()) PrefaultMappedPages(p.w.raw_data(), p.w.nbytes());
+    if (p.w.storage() && p.w.storage()->mapped_file())
+      PrefaultMappedPages(p.w.raw_data(), p.w.nbytes());
     const auto t0 = Clock::now();
     auto packed = PackWeightForm(p.w, p.form);
     const double ms = Ms(Clock::now() - t0);
@@ -671,9 +678,128 @@ void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults
              "are first touched by the first run.\n");
 }
 
+// Zero inputs for every graph input (static dims as declared, symbolic dims 1), or an error
+// naming the input that is not a tensor of known rank.
+Expected<std::vector<Value>> ZeroInputs(const Session& s, const std::string& model) {
+  std::vector<Value> in;
+  for (const GraphIO* io : s.inputs()) {
+    const TypeInfo& t = io->spec.type();
+    if (t.kind != TypeInfo::Kind::kTensor || !t.shape || t.elem == DType::kUndefined)
+      return InvalidArgument(model + ": input '" + io->name +
+                             "' is not a tensor of known rank and type; --processes needs one");
+    Shape shape;
+    for (const Dim& d : *t.shape) shape.push_back(d.known() ? d.value : 1);
+    in.emplace_back(Tensor::Zeros(t.elem, shape));
+  }
+  return in;
+}
+
+// Proportional set size and RSS of process `pid` in KiB (/proc/PID/smaps_rollup), or -1.
+std::pair<int64_t, int64_t> PssRssKb(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/smaps_rollup").c_str(), "r");
+  if (!f) return {-1, -1};
+  char line[256];
+  int64_t pss = -1, rss = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "Pss:", 4) == 0) pss = std::atoll(line + 4);
+    else if (std::strncmp(line, "Rss:", 4) == 0) rss = std::atoll(line + 4);
+  }
+  std::fclose(f);
+  return {pss, rss};
+}
+
+struct SharedResult {
+  int64_t pss_kb = 0;  // sum over the processes
+  int64_t rss_kb = 0;
+  std::string error;
+};
+
+// `n` fork()ed processes each load a session with `so` and run it once on zero inputs (every
+// weight page touched), then wait while the parent reads their Pss; then they exit.
+SharedResult MeasureShared(const std::string& model, const SessionOptions& so, int n) {
+  SharedResult res;
+  int ready[2], hold[2];
+  if (::pipe(ready) != 0 || ::pipe(hold) != 0) return {0, 0, "pipe() failed"};
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = ::fork();
+    if (pid < 0) break;
+    if (pid == 0) {
+      ::close(ready[0]);
+      ::close(hold[1]);
+      char ok = '0';
+      auto s = Session::Load(model, so);
+      if (s.ok()) {
+        auto in = ZeroInputs(**s, model);
+        if (in.ok() && (*s)->Run(*in).ok()) ok = '1';
+      }
+      (void)!::write(ready[1], &ok, 1);
+      char c;
+      (void)!::read(hold[0], &c, 1);  // returns when the parent closes its end
+      ::_exit(0);
+    }
+    pids.push_back(pid);
+  }
+  ::close(ready[1]);
+  ::close(hold[0]);
+  int ok = 0;
+  for (size_t i = 0; i < pids.size(); ++i) {
+    char c = '0';
+    if (::read(ready[0], &c, 1) == 1 && c == '1') ++ok;
+  }
+  if (ok != n || static_cast<int>(pids.size()) != n)
+    res.error = "only " + std::to_string(ok) + " of " + std::to_string(n) +
+                " processes loaded and ran the model (run it with `vtensor run` to see why)";
+  for (pid_t pid : pids) {
+    const auto [pss, rss] = PssRssKb(pid);
+    res.pss_kb += pss;
+    res.rss_kb += rss;
+  }
+  ::close(hold[1]);
+  ::close(ready[0]);
+  for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
+  return res;
+}
+
+// --processes N: total Pss of N processes serving the model against one process's.
+int SharedPagesCommand(const BenchLoadArgs& a) {
+  SessionOptions so;
+  so.threads = a.threads;
+  auto policy = VerifyPolicyFromName(a.verify);
+  if (!policy) {
+    fmt::print(stderr, "error: --verify '{}': expected always, memo or never\n", a.verify);
+    return 2;
+  }
+  so.cache.verify = *policy;
+  SharedResult one = MeasureShared(a.model, so, 1);
+  if (!one.error.empty()) return fmt::print(stderr, "error: {}\n", one.error), 2;
+  SharedResult many = MeasureShared(a.model, so, a.processes);
+  if (!many.error.empty()) return fmt::print(stderr, "error: {}\n", many.error), 2;
+  const double ratio = Ratio(static_cast<double>(many.pss_kb), static_cast<double>(one.pss_kb));
+  if (a.json) {
+    nlohmann::json j = {{"model", a.model}, {"verify", a.verify}, {"processes", a.processes},
+                        {"one", {{"pss_kb", one.pss_kb}, {"rss_kb", one.rss_kb}}},
+                        {"all", {{"pss_kb", many.pss_kb}, {"rss_kb", many.rss_kb}}},
+                        {"pss_vs_one", ratio}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("model: {}   verify: {}   each process: Session::Load + one run on zero inputs\n",
+             a.model, a.verify);
+  fmt::print("{:<14} {:>12} {:>12} {:>10}\n", "processes", "PSS MiB", "RSS MiB", "PSS / one");
+  fmt::print("{:<14} {:>12.1f} {:>12.1f} {:>10.2f}\n", 1, one.pss_kb / 1024.0,
+             one.rss_kb / 1024.0, 1.0);
+  fmt::print("{:<14} {:>12.1f} {:>12.1f} {:>10.2f}\n", a.processes, many.pss_kb / 1024.0,
+             many.rss_kb / 1024.0, ratio);
+  return 0;
+}
+
 }  // namespace
 
 int BenchLoadCommand(const BenchLoadArgs& a) {
+  if (a.processes > 0) return SharedPagesCommand(a);
   if (a.reps < 1) {
     fmt::print(stderr, "error: --reps must be >= 1\n");
     return 2;

@@ -108,6 +108,8 @@ struct BenchLoadArgs {
   std::string model;
   int reps = 3;
   int threads = 1;  // SessionOptions::threads of the vtensor rows (packing uses them)
+  int processes = 0;  // > 0: total Pss of this many processes holding a session instead
+  std::string verify = "never";  // --processes: the sessions' verify policy
   std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
 };

@@ -90,10 +90,6 @@ size_t PackLinesBy4(size_t w, size_t kc, size_t jn, const float* s, size_t sj, f
 }
 #endif
 
-}  // namespace
-
-namespace {
-
 // Rows [k0, k1) of panels [p0, p1) from a source whose rows are contiguous along the panel
 // dimension (sj == 1): each row is one streaming read cut into W-float pieces, one per panel.
 // W is a compile-time width (the common NR / MR values) so each piece is a few vector moves;

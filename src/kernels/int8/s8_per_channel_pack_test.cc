@@ -43,6 +43,26 @@ TEST(S8PerChannelPack, MatchesReferenceOnOddSizes) {
         for (bool t : {false, true}) ExpectSame(nr, K, N, t, true);
 }
 
+TEST(S8PerChannelPack, RoundsTiesToEvenLikeNearbyint) {
+  // Every column has max |x| = 127, so its scale is exactly 1 and x / scale = x: exact ties.
+  const float col[] = {127.0f, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 126.5f, -127.0f, 3.5f, -1.5f, 0.0f};
+  const size_t K = sizeof col / sizeof col[0], N = 9, nr = 16;
+  for (bool t : {false, true}) {
+    std::vector<float> b(K * N);
+    for (size_t k = 0; k < K; ++k)
+      for (size_t n = 0; n < N; ++n) b[t ? n * K + k : k * N + n] = col[k];
+    std::vector<int8_t> q(S8PerChannelPanelBytes(nr, K, N));
+    std::vector<float> s(nr);
+    QuantizeF32ToS8PerChannelPanels(nr, K, N, b.data(), t, q.data(), s.data());
+    const int8_t want[] = {127, 0, 2, 2, 0, -2, 126, -127, 4, -2, 0};
+    for (size_t n = 0; n < N; ++n) {
+      ASSERT_EQ(s[n], 1.0f);
+      for (size_t k = 0; k < K; ++k) ASSERT_EQ(q[k * nr + n], want[k]) << "k=" << k << " n=" << n;
+    }
+    ExpectSame(nr, K, N, t, false);
+  }
+}
+
 TEST(S8PerChannelPack, IdenticalForEveryThreadCount) {
   const int saved = omp_get_max_threads();
   for (int threads : {1, 2, 3})

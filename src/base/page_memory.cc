@@ -1,10 +1,11 @@
 #include "vtensor/base/page_memory.h"
 
+#include "vtensor/base/host_memory.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 
 namespace vt {
@@ -16,9 +17,10 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
 void* AllocZeroedPages(size_t bytes) {
   if (bytes < kZeroedPagesMinBytes) {
-    const size_t n = RoundUp(bytes == 0 ? 1 : bytes, 64);
-    void* p = std::aligned_alloc(64, n);
-    if (p != nullptr) std::memset(p, 0, n);
+    // Host memory's huge-page slabs (or a block it already faulted in), zeroed: a C-library
+    // block this size would be a fresh 4 KiB-page mapping.
+    void* p = HostAlloc(bytes);
+    if (p != nullptr) std::memset(p, 0, bytes);
     return p;
   }
   // Over-map by one huge page and trim both ends to a 2 MiB-aligned range.
@@ -38,7 +40,7 @@ void* AllocZeroedPages(size_t bytes) {
 
 void FreeZeroedPages(void* p, size_t bytes) {
   if (p == nullptr) return;
-  if (bytes < kZeroedPagesMinBytes) std::free(p);
+  if (bytes < kZeroedPagesMinBytes) HostFree(p, bytes);
   else ::munmap(p, RoundUp(bytes, kZeroedPagesMinBytes));
 }
 

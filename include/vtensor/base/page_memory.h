@@ -15,8 +15,8 @@ inline constexpr size_t kZeroedPagesMinBytes = size_t{2} << 20;
 
 // `bytes` of zeroed memory, 64-byte aligned, for a long-lived buffer written once (a packed
 // weight). At least kZeroedPagesMinBytes: a fresh 2 MiB-aligned anonymous mapping advised
-// MADV_HUGEPAGE (zeroed by the kernel at first touch, no memset pass); smaller: the C library,
-// memset. Null when out of memory. Free with FreeZeroedPages(p, bytes). Thread-safe.
+// MADV_HUGEPAGE (zeroed by the kernel at first touch, no memset pass); smaller: HostAlloc
+// (base/host_memory.h: huge-page slabs), memset. Null when out of memory. Free with FreeZeroedPages(p, bytes). Thread-safe.
 void* AllocZeroedPages(size_t bytes);
 void FreeZeroedPages(void* p, size_t bytes);
 

@@ -47,6 +47,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
+  // Weights packed at load use the session's threads (kernels/cpu/parallel_pack.h).
+  omp_set_num_threads(opts.threads);
   VT_ASSIGN_OR_RETURN(s->runner_,
                       GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
   s->cache_->Finish();

@@ -122,6 +122,9 @@ int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
 struct BenchLoadArgs {
   std::string model;
   int reps = 3;
+  int threads = 1;  // SessionOptions::threads of the vtensor rows (packing uses them)
+  int processes = 0;  // > 0: total Pss of this many processes holding a session instead
+  std::string verify = "never";  // --processes: the sessions' verify policy
   std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
 };

@@ -141,6 +141,16 @@ CLI::App* AddBenchLoad(CLI::App& app, vt::cli::BenchLoadArgs& bench_load) {
   cmd->add_option("model", bench_load.model, "a model compiled by vtensor compile")->required();
   cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--threads", bench_load.threads,
+                  "threads of the vtensor sessions, packing included (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--processes", bench_load.processes,
+                  "instead of the timing rows: total PSS of N processes each holding a session "
+                  "after one run, against one process's")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--verify", bench_load.verify,
+                  "verify policy of the --processes sessions (default never)")
+      ->check(CLI::IsMember({"always", "memo", "never"}));
   cmd->add_option("--ort", bench_load.ort,
                   "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   cmd->add_flag("--json", bench_load.json, "as JSON");

@@ -84,6 +84,8 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
   const std::string label = "<model bytes>";
   const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
   if (data == nullptr) return InvalidArgument(label + ": data is null");
+  // Protobuf parses zero bytes as an empty ModelProto; say what the caller gave instead.
+  if (size == 0) return InvalidArgument(label + ": empty (0 bytes), not an ONNX model");
   VT_ASSIGN_OR_RETURN(CompiledModel cm, ParseCompiledModel(data, size, path));
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time

@@ -111,6 +111,9 @@ TEST(SessionRunTest, LoadFromBytesRejectsJunk) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("<model bytes>"), std::string::npos);
   EXPECT_FALSE(Session::LoadFromBytes(nullptr, 4).ok());
+  auto empty = Session::LoadFromBytes(junk.data(), 0);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("<model bytes>: empty (0 bytes)"), std::string::npos);
 }
 
 TEST(SessionRunTest, ConcurrentRunsGiveSerialResults) {

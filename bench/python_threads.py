@@ -8,9 +8,13 @@ need N free cores for the ratio to approach N.
 usage: PYTHONPATH=build/python bench/python_threads.py [--case silero_vad_16k_op15]
            [--threads 2] [--rounds 10] [--runs 200]
 
+A third side, "taking turns", runs the N threads with a threading.Lock around run, as the
+binding behaved before its runs became concurrent; on a machine with other load, N threads
+may get more CPU than 1 even when they take turns, and that side shows how much.
+
 The model comes from the model cache (scripts/fetch_models.sh), its inputs from
 tests/data/refcases/CASE/test_data_set_0. Prints the median runs per second of each side and
-the median of the per-round ratios.
+the medians of the per-round ratios.
 """
 import argparse
 import os
@@ -24,14 +28,19 @@ import vtensor
 from python_overhead import ROOT, load_inputs
 
 
-def throughput(sess, feed, threads, runs):
-    """Runs per second of `threads` threads each making `runs` calls, started together."""
+def throughput(sess, feed, threads, runs, lock=None):
+    """Runs per second of `threads` threads each making `runs` calls, started together; with
+    `lock`, each call holds it."""
     start = threading.Barrier(threads + 1)
 
     def worker():
         start.wait()
         for _ in range(runs):
-            sess.run(None, feed)
+            if lock is None:
+                sess.run(None, feed)
+            else:
+                with lock:
+                    sess.run(None, feed)
 
     pool = [threading.Thread(target=worker) for _ in range(threads)]
     for th in pool:
@@ -61,26 +70,31 @@ def main():
                                       "test_data_set_0"))
     feed = {i.name: x for i, x in zip(sess.get_inputs(), inputs)}
 
-    throughput(sess, feed, args.threads, args.runs // 4)  # warm up (buffer pools per thread)
-    one, many, ratios = [], [], []
+    n = args.threads
+    sides = {
+        "1 thread": lambda: throughput(sess, feed, 1, args.runs),
+        f"{n} threads": lambda: throughput(sess, feed, n, args.runs),
+        f"{n} threads, turns": lambda: throughput(sess, feed, n, args.runs, threading.Lock()),
+    }
+    for side in sides.values():  # warm up (buffer pools per thread)
+        side()
+    results = {name: [] for name in sides}
+    names = list(sides)
     for r in range(args.rounds):
-        # Alternate which side goes first so drift favours neither.
-        if r % 2 == 0:
-            a = throughput(sess, feed, 1, args.runs)
-            b = throughput(sess, feed, args.threads, args.runs)
-        else:
-            b = throughput(sess, feed, args.threads, args.runs)
-            a = throughput(sess, feed, 1, args.runs)
-        one.append(a)
-        many.append(b)
-        ratios.append(b / a)
+        # Rotate the order so that drift favours no side.
+        for name in names[r % 3:] + names[:r % 3]:
+            results[name].append(sides[name]())
     print(f"model: {model}")
     print(f"rounds: {args.rounds}, {args.runs} runs per thread, 1 intra-op thread, "
           f"{os.cpu_count()} CPUs")
-    print(f"1 thread              median {statistics.median(one):9.1f} runs/s")
-    print(f"{args.threads} threads             median {statistics.median(many):9.1f} runs/s")
-    print(f"ratio {args.threads} threads / 1    median {statistics.median(ratios):9.2f} "
-          f"(min {min(ratios):.2f}, max {max(ratios):.2f})")
+    for name, rates in results.items():
+        print(f"{name:20s} median {statistics.median(rates):9.1f} runs/s")
+    one, many, turns = results.values()
+    for label, num, den in ((f"{n} threads / 1", many, one),
+                            (f"{n} threads / {n} taking turns", many, turns)):
+        ratios = [a / b for a, b in zip(num, den)]
+        print(f"ratio {label:26s} median {statistics.median(ratios):5.2f} "
+              f"(min {min(ratios):.2f}, max {max(ratios):.2f})")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "exec/graph_runner.h"
+#include "vtensor/graph/node_status.h"
 #include "vtensor/graph/onnx_import.h"
 
 namespace vt {
@@ -191,9 +192,10 @@ Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const
   if (schema == nullptr || (!schema->HasFunction() && !schema->HasContextDependentFunction())) {
     if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
         node.domain != "com.microsoft")
-      return Unimplemented(node.Describe() + ": unknown domain '" + node.domain + "'");
-    return Unimplemented(node.Describe() + ": no kernel for op '" + op + "' at opset " +
-                         std::to_string(node.opset));
+      return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
+    return AnnotateNode(
+        Unimplemented("no kernel for op '" + op + "' at opset " + std::to_string(node.opset)),
+        node);
   }
   return std::unique_ptr<OpKernel>(new FunctionKernel(node, model, schema));
 }

@@ -103,6 +103,22 @@ class GraphRunner {
 
  private:
   friend struct ExecFrame;
+  // Preparation steps (Prepare runs them in this order).
+  // The slot of value `n` of this graph, created on first sight.
+  int Slot(const std::string& n);
+  // The slot of `n` when this graph has one, else an outer reference (-2 - index).
+  int Ref(const std::string& n);
+  // Slots of initializers, inputs and node outputs (in `order`).
+  void AssignSlots(const std::vector<size_t>& order);
+  // Input / output slots of plan_[p] for `node`; last_use of what it and its subgraphs read.
+  void PlanNodeSlots(size_t p, const Node& node, std::vector<int>* last_use);
+  // Runners of `node`'s subgraphs, prepared now (a subgraph that cannot be prepared stays lazy:
+  // its error surfaces only if a run reaches it).
+  void PrepareSubgraphs(const Node& node);
+  // Output slots, then what each step releases after it ran (values past their last use;
+  // initializers are never released).
+  void PlanReleases(std::vector<int>* last_use);
+
   struct NodePlan {
     const Node* node = nullptr;
     std::unique_ptr<OpKernel> kernel;

@@ -19,6 +19,7 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
+#include "vtensor/graph/node_status.h"
 #include "vtensor/tensor/value.h"
 
 namespace vt {
@@ -68,10 +69,13 @@ class KernelContext {
   // names resolve to the values visible at this node. Returns the graph outputs in order.
   Expected<std::vector<Value>> RunSubgraph(const Graph& graph, const std::vector<Value>& inputs);
 
-  // InvalidArgument prefixed with the node description.
-  Status Error(const std::string& msg) const { return InvalidArgument(node_.Describe() + ": " + msg); }
-  Status Unsupported(const std::string& msg) const {
-    return Unimplemented(node_.Describe() + ": " + msg);
+  // `st` with this node named in its context chain (once), keeping its code: how a kernel
+  // passes on an error from a helper (`return ctx.Annotate(shape.take_status());`).
+  Status Annotate(Status st) const { return AnnotateNode(std::move(st), node_); }
+  // InvalidArgument / Unimplemented naming this node: "node 'n' (Op, opset N): <msg>".
+  Status Error(std::string msg) const { return Annotate(InvalidArgument(std::move(msg))); }
+  Status Unsupported(std::string msg) const {
+    return Annotate(Unimplemented(std::move(msg)));
   }
 
  private:

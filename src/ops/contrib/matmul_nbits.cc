@@ -20,9 +20,7 @@
 // (once, at session creation, when the weights are constant) and runs the f32 GEMM.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -33,7 +31,9 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "vtensor/base/aligned_alloc.h"
 #include "vtensor/forms/weight_provider.h"
+#include "vtensor/graph/node_status.h"
 
 namespace vt::ops {
 namespace {
@@ -52,7 +52,7 @@ Expected<NBitsAttrs> ReadAttrs(const Node& node) {
   a.bits = node.GetInt("bits", 4);
   a.bs = node.GetInt("block_size", -1);
   a.accuracy_level = node.GetInt("accuracy_level", 0);
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   if (a.K < 1) return bad("attribute K must be given and >= 1");
   if (a.N < 1) return bad("attribute N must be given and >= 1");
   if (a.bits != 2 && a.bits != 4 && a.bits != 8)
@@ -213,7 +213,7 @@ class MatMulNBitsKernel final : public OpKernel {
     if (Status st = CheckOperands(a_, B, S, Z ? &*Z : nullptr, G ? &*G : nullptr,
                                   Bias ? &*Bias : nullptr);
         !st.ok())
-      return ctx.Error(st.message());
+      return ctx.Annotate(std::move(st));
     Shape out = A.shape();
     out.back() = a_.N;
     Tensor Y = ctx.AllocOutput(0, dt, out);
@@ -236,7 +236,7 @@ class MatMulNBitsKernel final : public OpKernel {
       const std::vector<float>* w = &dequantized_;
       if (!same || dequantized_.empty()) {
         auto d = Dequantize(a_, B, S, Z ? &*Z : nullptr, G ? &*G : nullptr);
-        if (!d.ok()) return ctx.Error(d.status().message());
+        if (!d.ok()) return ctx.Annotate(d.take_status());
         local = std::move(*d);
         w = &local;
       }
@@ -279,15 +279,14 @@ class MatMulNBitsKernel final : public OpKernel {
     const size_t unit_bytes = static_cast<size_t>(unit) * DTypeSize(src.dtype());
     const size_t bytes = kernels::NBitsPanelBytes(static_cast<size_t>(a_.N),
                                                   static_cast<size_t>(cols), unit_bytes);
-    void* mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (mem == nullptr) throw std::bad_alloc();
+    void* mem = AllocateAlignedBytes(bytes);
     kernels::PackNBitsRowsToPanels(static_cast<size_t>(a_.N), static_cast<size_t>(cols),
                                    unit_bytes, static_cast<const uint8_t*>(src.raw_data()),
                                    static_cast<uint8_t*>(mem));
     PackedWeight p;
     p.data = static_cast<const uint8_t*>(mem);
     p.size = bytes;
-    p.keep_alive = std::shared_ptr<const void>(mem, [](const void* q) { std::free(const_cast<void*>(q)); });
+    p.keep_alive = std::shared_ptr<const void>(mem, AlignedDeleter{});
     planes_.push_back(p);
     return p.data;
   }

@@ -17,7 +17,7 @@ class ActivationKernel final : public OpKernel {
     const std::string name = init.node.GetString(kActivationAttr, "");
     auto act = FusedActivationFromName(name);
     if (!act || act->none)
-      return InvalidArgument(init.node.Describe() + ": unknown activation '" + name + "'");
+      return AnnotateNode(InvalidArgument("unknown activation '" + name + "'"), init.node);
     return std::unique_ptr<OpKernel>(new ActivationKernel(GeluRowFor(init), *act));
   }
 

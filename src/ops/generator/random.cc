@@ -72,13 +72,13 @@ class RandomKernel : public OpKernel {
       for (size_t i = 0; i < v.size(); ++i) o[i] = v[i] != 0;
       return Status::Ok();
     }
-    Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
       using T = decltype(tag);
       T* o = out.mutable_data<T>();
       for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<T>(v[i]);
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
     return Status::Ok();
   }
 

@@ -125,13 +125,13 @@ class GemmKernel final : public OpKernel {
 
     if (!IsF32Computable(dt) || dt == DType::kFloat64) {
       Tensor a = A.Contiguous(), b = B.Contiguous(), c = C.defined() ? C.Contiguous() : C;
-      Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
         PlainGemm<T>(M, N, K, a.data<T>(), trans_a_, b.data<T>(), trans_b_, static_cast<T>(alpha_),
                    static_cast<T>(beta_), c.defined() ? &c : nullptr, Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

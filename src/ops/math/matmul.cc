@@ -150,12 +150,12 @@ class MatMulKernel final : public OpKernel {
 
     if (!IsF32Computable(dt) || dt == DType::kFloat64) {
       Tensor a = A.Contiguous(), b = B.Contiguous();
-      Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
         PlainMatMul<T>(s, a.data<T>(), b.data<T>(), Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

@@ -254,13 +254,13 @@ Status RoiAlignCompute(KernelContext& ctx) {
   Tensor out = low ? Tensor::Empty(DType::kFloat32, {R, C, oh, ow})
                    : ctx.AllocOutput(0, dt, {R, C, oh, ow});
   const bool hp = ctm == "half_pixel", mx = mode == "max";
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     RoiAlignImpl<T>(x.data<T>(), C, H, W, rois.data<T>(), bidx.data(), R, oh, ow, sampling,
                     scale, hp, mx, out.mutable_data<T>());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   if (low) ctx.SetOutput(0, Value(CastTensor(out, dt)));
   return Status::Ok();
 }

@@ -72,7 +72,7 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
   const int rank = x0.rank();
   if (rank == 0) return ctx.Error("X must have rank >= 1");
   auto axis_n = NormalizeAxis(ctx.node().GetInt("axis", -1), rank);
-  if (!axis_n.ok()) return ctx.Error(axis_n.status().message());
+  if (!axis_n.ok()) return ctx.Annotate(axis_n.take_status());
   const int axis = static_cast<int>(*axis_n);
   const double eps = ctx.node().GetFloat("epsilon", 1e-5f);
   const DType stash = StashDType(ctx.node().GetInt("stash_type", 1));
@@ -100,18 +100,18 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
   const DType cdt = x.dtype();
   bool scale_rows = false, bias_rows = false;
   auto scale = PrepareParam(scale0, cdt, x0.shape(), axis, &scale_rows);
-  if (!scale.ok()) return ctx.Error("Scale: " + scale.status().message());
+  if (!scale.ok()) return ctx.Annotate(scale.take_status().WithContext("Scale"));
   Tensor bias;
   if (!kRms && ctx.has_input(2)) {
     VT_ASSIGN_OR_RETURN(Tensor b0, ctx.RequireTensor(2));
     auto b = PrepareParam(b0, cdt, x0.shape(), axis, &bias_rows);
-    if (!b.ok()) return ctx.Error("B: " + b.status().message());
+    if (!b.ok()) return ctx.Annotate(b.take_status().WithContext("B"));
     bias = *b;
   }
 
   Tensor y = mixed ? Tensor::Empty(cdt, x0.shape()) : AllocComputeOutput(ctx, 0, dt, x0.shape());
   std::vector<double> means(static_cast<size_t>(outer)), invs(static_cast<size_t>(outer));
-  Status st = DispatchFloat(cdt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(cdt, [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* ps = scale->data<T>();
@@ -162,7 +162,7 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   if (mixed) ctx.SetOutput(0, Value(CastTensor(y, out_dt)));
   else FinishOutput(ctx, 0, dt, y);
   const size_t inv_out = kRms ? 1 : 2;

@@ -15,13 +15,14 @@ class RegexFullMatchKernel : public OpKernel {
   static Expected<std::unique_ptr<OpKernel>> Create(const KernelInit& init) {
     const Node& n = init.node;
     const Attribute* a = n.FindAttr("pattern");
-    if (a == nullptr) return InvalidArgument(n.Describe() + ": attribute 'pattern' is required");
+    if (a == nullptr) return AnnotateNode(InvalidArgument("attribute 'pattern' is required"), n);
     RE2::Options opt;
     opt.set_log_errors(false);
     auto re = std::make_unique<RE2>(n.GetString("pattern", ""), opt);
     if (!re->ok())
-      return InvalidArgument(n.Describe() + ": attribute 'pattern' \"" + re->pattern() +
-                             "\" is not valid RE2 syntax: " + re->error());
+      return AnnotateNode(InvalidArgument("attribute 'pattern' \"" + re->pattern() +
+                                          "\" is not valid RE2 syntax: " + re->error()),
+                          n);
     auto k = std::unique_ptr<RegexFullMatchKernel>(new RegexFullMatchKernel());
     k->re_ = std::move(re);
     return std::unique_ptr<OpKernel>(std::move(k));

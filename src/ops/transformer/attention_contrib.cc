@@ -150,7 +150,7 @@ Status MsAttentionKernel::Compute(KernelContext& ctx) const {
 
 Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
   const Node& node = init.node;
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   AttnAttrs a;
   a.num_heads = node.GetInt("num_heads", 0);
   if (a.num_heads <= 0) return bad("attribute num_heads must be given and positive");
@@ -162,7 +162,7 @@ Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;
   a.share_buffer = node.GetInt("past_present_share_buffer", 0) != 0;
   if (node.GetInt("do_rotary", 0) != 0)
-    return Unimplemented(node.Describe() + ": attribute do_rotary = 1 is not implemented");
+    return AnnotateNode(Unimplemented("attribute do_rotary = 1 is not implemented"), node);
   return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionKernelFor(init)));
 }
 

@@ -293,7 +293,7 @@ Status OnnxAttentionKernel::Compute(KernelContext& ctx) const {
 
 Expected<std::unique_ptr<OpKernel>> MakeOnnxAttention(const KernelInit& init) {
   const Node& node = init.node;
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   OnnxAttrs a;
   a.causal = node.GetInt("is_causal", 0) != 0;
   a.q_heads = node.GetInt("q_num_heads", 0);

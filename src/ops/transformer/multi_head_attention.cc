@@ -217,7 +217,7 @@ Expected<std::unique_ptr<OpKernel>> MakeMha(const KernelInit& init) {
   MhaAttrs a;
   a.num_heads = node.GetInt("num_heads", 0);
   if (a.num_heads <= 0)
-    return InvalidArgument(node.Describe() + ": attribute num_heads must be given and positive");
+    return AnnotateNode(InvalidArgument("attribute num_heads must be given and positive"), node);
   a.scale = node.GetFloat("scale", 0.0f);
   a.mask_filter = node.GetFloat("mask_filter_value", -10000.0f);
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;

@@ -1,5 +1,6 @@
 #include "vtensor/runtime/session.h"
 
+#include <limits>
 #include <omp.h>
 #include <onnx/onnx_pb.h>
 
@@ -78,16 +79,32 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
   const std::string label = "<model bytes>";
   const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
   if (data == nullptr) return InvalidArgument(label + ": data is null");
-  VT_ASSIGN_OR_RETURN(CompiledModel cm, ParseCompiledModel(data, size, path));
+  // Protobuf parses zero bytes as an empty ModelProto; say what the caller gave instead.
+  if (size == 0) return InvalidArgument(label + ": empty (0 bytes), not an ONNX model");
+  Expected<CompiledModel> cm = ParseCompiledModel(data, size, path);
+  std::shared_ptr<const onnx::ModelProto> proto;
+  std::string ext_error;
+  if (cm.ok()) {
+    proto = std::move(cm->model);
+  } else {
+    // As Load: malformed fields 27-29 make every entry a miss, not an error; only bytes that
+    // are no ModelProto at all are one.
+    auto plain = std::make_shared<onnx::ModelProto>();
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+        !plain->ParseFromArray(data, static_cast<int>(size)))
+      return cm.status();
+    proto = std::move(plain);
+    ext_error = cm.status().message();
+  }
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::shared_ptr<const onnx::ModelProto>(
-                                               std::move(cm.model)),
-                                           path, io));
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(proto), path, io));
   std::shared_ptr<const vtensor::ModelExtension> ext;
-  if (opts.cache.enabled)
-    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm.ext));
-  return Create(std::move(m), opts, std::move(ext));
+  if (opts.cache.enabled && cm.ok())
+    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm->ext));
+  VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
+  if (opts.cache.enabled) s->extension_error_ = std::move(ext_error);
+  return s;
 }
 
 namespace {

@@ -93,8 +93,8 @@ class Session {
   // while loading: the caller may free them once this returns). External data (initializers
   // and compiled-tensor payloads) is relative to `base_dir`, or to the current directory
   // when `base_dir` is empty, as for ONNX Runtime's sessions from bytes; messages name the
-  // model "<model bytes>". Errors: InvalidArgument for null data or bytes that are not an
-  // ONNX model; as Load otherwise.
+  // model "<model bytes>". Errors: InvalidArgument for null data, zero bytes or bytes that are
+  // not an ONNX model; as Load otherwise.
   static Expected<std::unique_ptr<Session>> LoadFromBytes(const void* data, size_t size,
                                                           const std::string& base_dir = "",
                                                           const SessionOptions& opts = {});

@@ -6,12 +6,16 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/conv/f32_conv_pack.h"
+#include "kernels/cpu/parallel_pack.h"
 #include "kernels/gemm/f32_gemm_pack.h"
 #include "kernels/gemm/f32_gemm_table.h"
+#include "kernels/int8/s8_per_channel_pack.h"
 #include "kernels/nbits/nbits_gemm_table.h"
 #include "kernels/nbits/nbits_pack.h"
 #include "kernels/q4/q4_gemm_table.h"
 #include "kernels/q4/q4_pack.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/forms/weight_provider.h"
@@ -342,16 +346,16 @@ void NBitsCandidate(DType dtype, const Shape& shape, const WeightUseInfo& use, I
   out->push_back(std::move(c));
 }
 
-// 64-byte aligned zeroed buffer of `n` bytes owned by the returned PackedWeight.
+// 64-byte aligned zeroed buffer of `n` bytes owned by the returned PackedWeight (large ones
+// fresh huge pages, base/page_memory.h: no memset pass, few page faults).
 PackedWeight AllocPacked(size_t n) {
-  const size_t rounded = (n + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  void* p = AllocZeroedPages(n);
   if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
   PackedWeight w;
   w.data = static_cast<const uint8_t*>(p);
   w.size = n;
-  w.keep_alive = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
+  w.keep_alive = std::shared_ptr<const void>(
+      p, [n](const void* q) { FreeZeroedPages(const_cast<void*>(q), n); });
   return w;
 }
 
@@ -533,21 +537,16 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
         return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
                         std::to_string(out.size) + " bytes, panels need " +
                         std::to_string(per_group * static_cast<size_t>(group) * sizeof(float)));
-      std::vector<float> perm;
-      if (form.conv_mode == ConvWeightMode::kTapMajor) perm.resize(static_cast<size_t>(mg * k));
       for (int64_t g = 0; g < group; ++g) {
         const float* wg = src + g * mg * k;
-        if (form.conv_mode == ConvWeightMode::kTapMajor) {
-          const int64_t taps = k / c;
-          for (int64_t m = 0; m < mg; ++m)
-            for (int64_t ci = 0; ci < c; ++ci)
-              for (int64_t t = 0; t < taps; ++t)
-                perm[static_cast<size_t>((m * taps + t) * c + ci)] = wg[(m * c + ci) * taps + t];
-          wg = perm.data();
-        }
-        kernels::PackF32GemmMkToPanelsMr(panel, static_cast<size_t>(mg), static_cast<size_t>(k),
-                                         wg, static_cast<size_t>(k),
-                                         dst + static_cast<size_t>(g) * per_group);
+        float* dg = dst + static_cast<size_t>(g) * per_group;
+        if (form.conv_mode == ConvWeightMode::kTapMajor)
+          kernels::PackF32ConvFiltersTapMajorToPanelsMr(panel, static_cast<size_t>(mg),
+                                                        static_cast<size_t>(c),
+                                                        static_cast<size_t>(k / c), wg, dg);
+        else
+          kernels::PackF32GemmMkToPanelsMr(panel, static_cast<size_t>(mg), static_cast<size_t>(k),
+                                           wg, static_cast<size_t>(k), dg);
       }
       break;
     }
@@ -560,21 +559,9 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
         return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
                         std::to_string(form.layout.StorageBytes()) + " bytes, panels need " +
                         std::to_string(npad * K));
-      auto* q = reinterpret_cast<int8_t*>(const_cast<uint8_t*>(out.data));
-      auto* scales =
-          reinterpret_cast<float*>(const_cast<uint8_t*>(out.data) + form.extra_offset);
-      auto at = [&](size_t k, size_t n) { return form.b_trans ? src[n * K + k] : src[k * N + n]; };
-      for (size_t n = 0; n < N; ++n) {
-        float amax = 0.0f;
-        for (size_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(at(k, n)));
-        const float scale = amax > 0.0f && std::isfinite(amax) ? amax / 127.0f : 1.0f;
-        scales[n] = scale;
-        int8_t* col = q + (n / panel) * K * panel + n % panel;
-        for (size_t k = 0; k < K; ++k) {
-          const float v = std::nearbyint(at(k, n) / scale);
-          col[k * panel] = static_cast<int8_t>(std::isnan(v) ? 0.0f : std::clamp(v, -127.0f, 127.0f));
-        }
-      }
+      kernels::QuantizeF32ToS8PerChannelPanels(
+          panel, K, N, src, form.b_trans, reinterpret_cast<int8_t*>(const_cast<uint8_t*>(out.data)),
+          reinterpret_cast<float*>(const_cast<uint8_t*>(out.data) + form.extra_offset));
       break;
     }
     case WeightFormKind::kNBitsPanels:  // packed above
@@ -585,8 +572,9 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
         return Internal("form " + form.type_name + " of " + Dims(s) + ": layout holds " +
                         std::to_string(out.size) + " bytes, q4_0 panels need " +
                         std::to_string(kernels::Q4_0PackedBytes(N, K, panel)));
-      kernels::PackF32KnToQ4_0Panels(K, N, src, N, panel, kernels::Q4ScaleSearch::kMinError,
-                                     const_cast<uint8_t*>(out.data));
+      kernels::PackF32KnToQ4_0Panels(
+          K, N, src, N, panel, kernels::Q4ScaleSearch::kMinError, const_cast<uint8_t*>(out.data),
+          kernels::ParallelPackThreads(K * N * sizeof(float), (N + panel - 1) / panel));
       break;
     }
   }

@@ -11,6 +11,7 @@
 
 #include "vtensor/base/blake3.h"
 #include "vtensor/base/file.h"
+#include "vtensor/base/temp_file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/tensor_digest.h"
@@ -441,7 +442,13 @@ void WeightCache::Finish() {
   if (opts_.verify == VerifyPolicy::kMemo && memo_dirty_ && !memo_path_.empty() &&
       MemoRecordable(memo_key_, memo_files_, kPackedAbiVersion, read_started_ns_)) {
     const std::string dir = memo_path_.substr(0, memo_path_.rfind('/'));
-    if (MakeDirs(dir).ok()) (void)WriteFileAtomic(memo_path_, FormatMemo(memo_key_, verified));
+    // Atomic but not fsync'ed (an fsync costs more than verifying a small model): a memo lost
+    // or cut short by a crash fails its digest and only means verifying again.
+    if (MakeDirs(dir).ok())
+      if (auto f = TempFile::Create(memo_path_); f.ok()) {
+        const std::string text = FormatMemo(memo_key_, verified);
+        if ((*f)->Write(text.data(), text.size()).ok()) (void)(*f)->Publish(/*durable=*/false);
+      }
   }
 }
 

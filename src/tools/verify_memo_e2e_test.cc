@@ -229,7 +229,19 @@ TEST_F(VerifyMemoE2eTest, ConcurrentFirstLoadsLeaveOneCompleteMemo) {
   std::vector<std::thread> threads;
   for (auto& o : outs) threads.emplace_back([&o, this] { o = Load(compiled_, cache_); });
   for (auto& t : threads) t.join();
-  for (const auto& o : outs) ExpectAllHit(o, Expect::kVerified, "concurrent");
+  // A load that opens after another one recorded the memo may use it; each entry is HIT
+  // through exactly one of the two, and at least the first writer verified.
+  int verified = 0;
+  for (const auto& o : outs) {
+    ASSERT_EQ(o.report.size(), 2u);
+    for (const auto& r : o.report) {
+      EXPECT_EQ(r.state, EntryState::kHit) << r.index << " " << r.detail;
+      EXPECT_NE(r.verified, r.memo) << r.index;
+      verified += r.verified;
+    }
+    EXPECT_EQ(o.output, reference_);
+  }
+  EXPECT_GE(verified, 2);
   EXPECT_EQ(MemoFiles().size(), 1u) << "one memo, no temp files left";
   ExpectAllHit(Load(compiled_, cache_), Expect::kMemo, "after");
 }

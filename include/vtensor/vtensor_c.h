@@ -111,14 +111,14 @@ typedef enum VtWeightProfile {
 } VtWeightProfile;
 
 typedef enum VtVerifyPolicy {
-  VT_VERIFY_ALWAYS = 0, /* hash every compiled-tensor payload at load (default) */
-  VT_VERIFY_MEMO = 1,   /* hash once per model file, then trust a memo */
+  VT_VERIFY_ALWAYS = 0, /* hash every compiled-tensor payload at every load */
+  VT_VERIFY_MEMO = 1,   /* hash once per file identity, then trust a memo (default) */
   VT_VERIFY_NEVER = 2   /* trust payloads unhashed */
 } VtVerifyPolicy;
 
 typedef struct VtSessionOptions VtSessionOptions;
 
-/* Default options: threads 1, exact profile, verify always, compiled-tensor cache on.
+/* Default options: threads 1, exact profile, verify memo, compiled-tensor cache on.
  * `*out` is set to the new options (NULL on error). */
 VT_API VtStatus* VtSessionOptionsCreate(VtSessionOptions** out);
 VT_API void VtSessionOptionsRelease(VtSessionOptions* options);

@@ -32,7 +32,7 @@ enum class GraphOptimizationLevel : int {
 struct PySessionOptions {
   int intra_op_num_threads = 0;  // 0: vtensor's default, one thread (as the command line)
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kEnableAll;
-  std::string verify_policy = "always";
+  std::string verify_policy = "memo";
   std::string weight_profile = "exact";
   std::string architecture = "native";
   bool enable_compiled_cache = true;
@@ -318,7 +318,7 @@ void BindSession(py::module_& m) {
             CheckName("verify_policy", v, VerifyPolicyFromName, "always, memo or never");
             o.verify_policy = v;
           },
-          "Compiled-tensor verification at load: always (default), memo, never.")
+          "Compiled-tensor verification at load: memo (default), always, never.")
       .def_property(
           "weight_profile", [](const PySessionOptions& o) { return o.weight_profile; },
           [](PySessionOptions& o, const std::string& v) {

@@ -172,10 +172,10 @@ Status TempFile::Truncate(uint64_t size) {
   return Status::Ok();
 }
 
-Status TempFile::Publish() {
+Status TempFile::Publish(bool durable) {
   if (published_) return Status::Ok();
   if (fd_ < 0) return IoError("cannot write '" + dest_ + "': the file was closed after an error");
-  if (::fsync(fd_) != 0) return Fail("flush");
+  if (durable && ::fsync(fd_) != 0) return Fail("flush");
   if (named_.empty()) {
     // linkat cannot replace an existing name: link under a temporary name, then rename. A kill
     // between the two leaves that name for the next writer's sweep.

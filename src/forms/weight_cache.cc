@@ -11,9 +11,11 @@
 
 #include "vtensor/base/blake3.h"
 #include "vtensor/base/file.h"
+#include "vtensor/base/temp_file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/tensor_digest.h"
+#include "vtensor/forms/verify_memo.h"
 
 namespace vt {
 
@@ -43,16 +45,6 @@ void CollectInitializers(const Graph& g, std::multimap<std::string, const Tensor
       if (a.g) CollectInitializers(*a.g, out, overridable);
       for (const auto& sg : a.graphs) CollectInitializers(*sg, out, overridable);
     }
-}
-
-// "path dev ino size mtime ctime" of a file, or "" when it cannot be stat'ed.
-std::string FileIdentity(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return "";
-  return path + " " + std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " +
-         std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ctim.tv_sec) + "." +
-         std::to_string(st.st_ctim.tv_nsec) + "\n";
 }
 
 std::string MemoDir(const CacheOptions& o) {
@@ -331,37 +323,21 @@ std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
     en.valid = true;
   }
 
-  // The verification memo: identities of every file whose bytes a verification covers.
+  // The verification memo: identities of every file whose bytes a verification covers
+  // (forms/verify_memo.h).
   if (opts.verify == VerifyPolicy::kMemo && !model.path.empty()) {
-    std::set<std::string> files = {model.path};
-    for (const auto& [p, f] : c->payload_files_) files.insert(p);
+    c->memo_files_ = {model.path};
+    for (const auto& [p, f] : c->payload_files_) c->memo_files_.insert(p);
     for (const auto& e : c->entries_)
       if (e->valid && e->source && e->source->storage() && e->source->storage()->mapped_file())
-        files.insert(e->source->storage()->mapped_file()->path());
-    std::string key = std::string("vtensor verify memo v1 abi ") + kPackedAbiVersion + "\n";
-    bool ok = true;
-    for (const auto& f : files) {
-      char* real = ::realpath(f.c_str(), nullptr);
-      const std::string id = FileIdentity(real ? real : f);
-      std::free(real);
-      if (id.empty()) ok = false;
-      key += id;
-    }
+        c->memo_files_.insert(e->source->storage()->mapped_file()->path());
+    c->memo_key_ = ComputeMemoKey(c->memo_files_, kPackedAbiVersion);
+    c->read_started_ns_ = opts.read_started_ns;
     const std::string dir = MemoDir(opts);
-    if (ok && !dir.empty()) {
-      const auto digest = Blake3::Hash(key.data(), key.size());
-      c->memo_key_ = dir + "/" + ToHex(digest.data(), digest.size());
-      if (auto text = ReadFileToString(c->memo_key_); text.ok()) {
-        // One verified entry index per line.
-        size_t pos = 0;
-        while (pos < text->size()) {
-          const size_t nl = text->find('\n', pos);
-          const std::string line = text->substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
-          if (!line.empty()) c->memo_verified_.push_back(std::atoi(line.c_str()));
-          if (nl == std::string::npos) break;
-          pos = nl + 1;
-        }
-      }
+    if (c->memo_key_.ok && !dir.empty()) {
+      c->memo_path_ = MemoPath(dir, c->memo_key_);
+      if (auto text = ReadFileToString(c->memo_path_); text.ok())
+        if (auto v = ParseMemo(*text, c->memo_key_)) c->memo_verified_ = std::move(*v);
     }
   }
   return c;
@@ -463,11 +439,16 @@ void WeightCache::Finish() {
     if (e.source && e.source->storage() && e.source->storage()->mapped_file())
       ReleaseMappedPages(e.source->raw_data(), e.source->nbytes());
   }
-  if (opts_.verify == VerifyPolicy::kMemo && memo_dirty_ && !memo_key_.empty()) {
-    std::string text;
-    for (int i : verified) text += std::to_string(i) + "\n";
-    const std::string dir = memo_key_.substr(0, memo_key_.rfind('/'));
-    if (MakeDirs(dir).ok()) (void)WriteFileAtomic(memo_key_, text);
+  if (opts_.verify == VerifyPolicy::kMemo && memo_dirty_ && !memo_path_.empty() &&
+      MemoRecordable(memo_key_, memo_files_, kPackedAbiVersion, read_started_ns_)) {
+    const std::string dir = memo_path_.substr(0, memo_path_.rfind('/'));
+    // Atomic but not fsync'ed (an fsync costs more than verifying a small model): a memo lost
+    // or cut short by a crash fails its digest and only means verifying again.
+    if (MakeDirs(dir).ok())
+      if (auto f = TempFile::Create(memo_path_); f.ok()) {
+        const std::string text = FormatMemo(memo_key_, verified);
+        if ((*f)->Write(text.data(), text.size()).ok()) (void)(*f)->Publish(/*durable=*/false);
+      }
   }
 }
 

@@ -8,6 +8,7 @@
 #include "vtensor/base/code_pages.h"
 #include "vtensor/passes/pass.h"
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/forms/verify_memo.h"
 #include "vtensor/graph/onnx_import.h"
 
 namespace vt {
@@ -56,7 +57,10 @@ Expected<std::unique_ptr<Session>> Session::Create(
   return s;
 }
 
-Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& opts) {
+Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
+                                               const SessionOptions& options) {
+  SessionOptions opts = options;
+  opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
   VT_ASSIGN_OR_RETURN(Model m, LoadModel(path, io));

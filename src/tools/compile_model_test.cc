@@ -4,7 +4,8 @@
 // ABI bump, unknown type, format version bump, truncated / flipped / missing payload, device
 // index out of range, duplicate keys, unknown source, garbage extension bytes) must turn the
 // affected entries into MISS with the documented reason code (runtime/weight_cache.h) and
-// leave the outputs bit-identical to a run without the cache. Also: the verification memo.
+// leave the outputs bit-identical to a run without the cache. The verification memo is tested in
+// verify_memo_e2e_test.cc.
 #include "tools/compile_model.h"
 
 #include <fcntl.h>
@@ -442,48 +443,6 @@ TEST_F(CompiledCacheTest, GarbageExtensionFieldsNeverMakeTheModelUnloadable) {
       for (const auto& r : o.report) EXPECT_EQ(r.state, EntryState::kMiss) << r.index;
     }
   }
-}
-
-TEST_F(CompiledCacheTest, MemoSkipsVerificationUntilAFileChanges) {
-  const std::string memo = dir_.path() + "/memo";
-  const Outcome first = LoadAndRun(compiled_, Verify(VerifyPolicy::kMemo, memo));
-  ASSERT_EQ(CountState(first, EntryState::kHit), 3);
-  for (const auto& r : first.report) {
-    EXPECT_TRUE(r.verified) << r.index;
-    EXPECT_FALSE(r.memo) << r.index;
-  }
-  ExpectSameOutputs(first);
-  EXPECT_TRUE(fs::is_directory(memo));
-
-  const Outcome second = LoadAndRun(compiled_, Verify(VerifyPolicy::kMemo, memo));
-  ASSERT_EQ(CountState(second, EntryState::kHit), 3);
-  for (const auto& r : second.report) {
-    EXPECT_FALSE(r.verified) << r.index;
-    EXPECT_TRUE(r.memo) << r.index;
-  }
-  ExpectSameOutputs(second);
-
-  // Touching the payload file (new mtime, same bytes) invalidates the memo.
-  struct timespec ts[2];
-  ts[0].tv_sec = ts[1].tv_sec = 1000000000;
-  ts[0].tv_nsec = ts[1].tv_nsec = 0;
-  ASSERT_EQ(::utimensat(AT_FDCWD, pack_.c_str(), ts, 0), 0);
-  const Outcome third = LoadAndRun(compiled_, Verify(VerifyPolicy::kMemo, memo));
-  ASSERT_EQ(CountState(third, EntryState::kHit), 3);
-  for (const auto& r : third.report) {
-    EXPECT_TRUE(r.verified) << r.index;
-    EXPECT_FALSE(r.memo) << r.index;
-  }
-  ExpectSameOutputs(third);
-
-  // A flipped byte after the memo was recorded changes the file (mtime/ctime): verified again,
-  // and caught.
-  const Outcome fourth = LoadAndRun(compiled_, Verify(VerifyPolicy::kMemo, memo));
-  for (const auto& r : fourth.report) EXPECT_TRUE(r.memo) << r.index;
-  FlipPayloadByte(0);
-  const Outcome fifth = LoadAndRun(compiled_, Verify(VerifyPolicy::kMemo, memo));
-  ExpectMiss(fifth, 0, "payload-digest");
-  ExpectSameOutputs(fifth);
 }
 
 TEST_F(CompiledCacheTest, CompactProfileHitEqualsMiss) {

@@ -7,7 +7,7 @@ namespace vt::cli {
 
 void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
   cmd->add_option("--verify", f->verify,
-                  "compiled-tensor verification: always (default), memo, never")
+                  "compiled-tensor verification: memo (default: hash once per file identity), always, never")
       ->check(CLI::IsMember({"always", "memo", "never"}));
   cmd->add_option("--profile", f->profile, "weight forms: exact (default, lossless) or compact")
       ->check(CLI::IsMember({"exact", "compact"}));

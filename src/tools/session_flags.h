@@ -14,7 +14,7 @@ class App;
 namespace vt::cli {
 
 struct SessionFlags {
-  std::string verify = "always";  // always | memo | never
+  std::string verify = "memo";    // always | memo | never
   std::string profile = "exact";  // exact | compact
   std::string arch = "native";    // kernel architecture: native | x86_64-avx512 | ...
   bool no_cache = false;          // ignore compiled entries

@@ -62,7 +62,7 @@ for profile in exact compact; do
   mkdir -p "$out"
   run "$vtensor" compile "$model" -o "$out/m.onnx" --profile "$profile" --no-progress
   [[ -f "$out/m.onnx.vtpack" ]] || fail "no payload file $out/m.onnx.vtpack"
-  "$vtensor" inspect "$out/m.onnx" --cache --profile "$profile" >"$out/inspect.txt"
+  "$vtensor" inspect "$out/m.onnx" --cache --profile "$profile" --verify always >"$out/inspect.txt"
   cat "$out/inspect.txt"
   summary="$(tail -n 1 "$out/inspect.txt")"
   [[ "$summary" =~ ^compiled\ tensors:\ ([0-9]+)\ entries,\ ([0-9]+)\ hit,\ ([0-9]+)\ miss$ ]] ||

@@ -31,9 +31,11 @@ class TempFile {
   Status WriteAt(const void* data, size_t n, uint64_t offset);
   // Sets the size in bytes (zero-fills when growing). Errors: IoError.
   Status Truncate(uint64_t size);
-  // fsync, then the temporary replaces `dest` atomically; closes the file. Errors: IoError
-  // (the temporary is discarded and `dest` untouched).
-  Status Publish();
+  // fsync (unless `durable` is false), then the temporary replaces `dest` atomically; closes
+  // the file. Errors: IoError (the temporary is discarded and `dest` untouched). Without the
+  // fsync a crash can leave `dest` empty or partial: only for files whose readers reject such
+  // content and can rebuild it (the verification memo, forms/verify_memo.h).
+  Status Publish(bool durable = true);
   const std::string& dest() const { return dest_; }
 
  private:

@@ -35,12 +35,12 @@
 // computes. Among several valid entries for one (source, form) the lowest index wins.
 //
 // Verification policy:
-//   always  (default) hash the source initializer (its digest algorithm) and the payload
-//           (its payload digest) at load.
-//   memo    as always the first time; a successful verification is remembered in a per-user
-//           directory keyed by the identity (device, inode, size, mtime, ctime) of every file
-//           involved (model, payload files, external data of the sources) and skipped while
-//           all of them match.
+//   always  hash the source initializer (its digest algorithm) and the payload (its payload
+//           digest) at every load.
+//   memo    (default) as always the first time; a successful verification is remembered in a
+//           per-user directory keyed by the identity (device, inode, size, mtime, ctime) of
+//           every file involved (model, payload files, external data of the sources) and
+//           skipped while all of them match (forms/verify_memo.h lists the safety rules).
 //   never   no hashing: structural checks only, for trusted deployments.
 // A malformed entry never makes a valid model unloadable: every failure is a miss.
 #pragma once
@@ -48,12 +48,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "vtensor/base/file.h"
 #include "vtensor/format/vtensor_ext.pb.h"
 #include "vtensor/graph/graph.h"
+#include "vtensor/forms/verify_memo.h"
 #include "vtensor/forms/weight_form.h"
 
 namespace vt {
@@ -64,10 +66,13 @@ std::optional<VerifyPolicy> VerifyPolicyFromName(std::string_view name);
 
 struct CacheOptions {
   bool enabled = true;  // false: ignore compiled entries (every entry MISS not-selected)
-  VerifyPolicy verify = VerifyPolicy::kAlways;
+  VerifyPolicy verify = VerifyPolicy::kMemo;
   // Memo directory; "" = $VTENSOR_VERIFY_MEMO_DIR, else $XDG_CACHE_HOME/vtensor/verify, else
   // $HOME/.cache/vtensor/verify.
   std::string memo_dir;
+  // CLOCK_REALTIME ns when reading the model file began (Session::Load sets it). The memo is
+  // recorded only for files older than this (forms/verify_memo.h); 0: never recorded.
+  int64_t read_started_ns = 0;
 };
 
 enum class EntryState : uint8_t { kPending, kHit, kMiss };
@@ -126,9 +131,11 @@ class WeightCache {
   std::vector<CacheEntryReport> report_;
   std::vector<std::unique_ptr<Entry>> entries_;
   std::map<std::string, std::shared_ptr<MappedFile>> payload_files_;  // by path
-  std::string memo_key_;             // "" when the memo is unusable
+  std::set<std::string> memo_files_;  // files whose identity keys the memo
+  MemoKey memo_key_;
+  std::string memo_path_;            // "" when the memo is unusable
+  int64_t read_started_ns_ = 0;
   std::vector<int> memo_verified_;   // entries the memo already covers
-  std::vector<std::string> identity_files_;
   bool memo_dirty_ = false;
 };
 

@@ -31,7 +31,7 @@ struct SessionOptions {
   IsaLevel isa = HostIsa();
   // Which weight forms are allowed: exact (lossless, default) or compact (requantized).
   WeightProfile profile = WeightProfile::kExact;
-  // Compiled-tensor cache use and verification policy (runtime/weight_cache.h).
+  // Compiled-tensor cache use and verification policy (forms/weight_cache.h).
   CacheOptions cache;
   // Prepare only (`vtensor compile` for another CPU): `isa` need not run on this CPU; Run()
   // is then refused.

@@ -46,7 +46,7 @@ using kernels::F32GemmB;
 using kernels::F32GemmEpilogue;
 using kernels::F32Panels;
 
-using ConvMode = ConvWeightMode;  // decided in runtime/weight_form.h (packing and compute agree)
+using ConvMode = ConvWeightMode;  // decided in forms/conv_mode.h (packing and compute agree)
 
 // rank: of X (== rank of W); w: shape of W; unit: all strides 1 and all pads 0.
 ConvMode ChooseMode(int rank, const Shape& w, int64_t group, bool unit) {

@@ -60,7 +60,7 @@ int InspectCacheCommand(const InspectArgs& a) {
       entries.push_back({{"index", r.index}, {"source_name", r.source_name},
                          {"architecture", r.architecture}, {"type", r.type_name},
                          {"state", r.state == EntryState::kHit ? "HIT" : "MISS"},
-                         {"reason", r.reason}, {"detail", r.detail},
+                         {"reason", MissReasonCode(r.reason)}, {"detail", r.detail},
                          {"payload_bytes", r.payload_bytes}, {"verified", r.verified},
                          {"memo", r.memo}});
     nlohmann::json j = {{"model", a.model},

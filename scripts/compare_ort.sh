@@ -1,49 +1,46 @@
 #!/usr/bin/env bash
-# Latency of vtensor against ONNX Runtime 1.30 (npm onnxruntime-node) on the real-model cases,
-# single thread, measured in one run of this script, and printed as a table:
-#   model | vtensor ms | ORT ms | ratio (vtensor / ORT)
-# Both sides take the median of RUNS timed runs after warmup runs, on the checked-in inputs.
+# Latency of vtensor against ONNX Runtime 1.30 on the real-model cases, single thread, both
+# timed in-process around the runtime's own run call (vtensor: `vtensor bench`; ORT:
+# vtensor-ort-bench, its C API, built by scripts/build_ort_bench.sh), on the checked-in inputs.
 #
-# usage: scripts/compare_ort.sh [--runs N] [--build DIR] [CASE...]
-#   --runs N     timed runs per model and runtime (default 20)
-#   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build)
-# onnxruntime-node is installed once into ${VTENSOR_ORT_CACHE:-$HOME/.cache/vtensor/ort}.
+# Each round runs every model once in a fresh vtensor process and once in a fresh ORT process,
+# the two alternating (odd rounds vtensor first, even rounds ORT first), so drift of the shared
+# machine falls on both. Each process: session creation, a first run, 2 warmup runs, RUNS timed
+# runs. Printed per model (medians over the rounds):
+#   steady state:  vtensor ms | ORT ms | ratio (median of the per-round ratios, vtensor / ORT),
+#                  each side's p90 of its timed runs, and the same medians and ratio in thread
+#                  CPU time (robust to other processes on a shared machine)
+#   start:         session creation ms, first run ms (the first run after creation), and first
+#                  result ms: process start (the shell's clock just before exec) to the first
+#                  run's outputs, per side
+#
+# usage: scripts/compare_ort.sh [--runs N] [--rounds R] [--build DIR] [CASE...]
+#   --runs N     timed runs per model, runtime and round (default 20)
+#   --rounds R   rounds (default 3)
+#   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build);
+#                vtensor-ort-bench is built there too
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# CI may run without HOME; fall back to the account's home directory.
-HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
-ORT_VERSION=1.30.0
 RUNS=20
+ROUNDS=3
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
 CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) RUNS="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "compare_ort: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
 done
 [[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || { echo "compare_ort: --runs needs a positive integer" >&2; exit 2; }
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "compare_ort: --rounds needs a positive integer" >&2; exit 2; }
 VTENSOR="$BUILD/vtensor"
-[[ -x "$VTENSOR" ]] || { echo "compare_ort: $VTENSOR not found; build first (scripts/build.sh)" >&2; exit 2; }
-
-# --- ONNX Runtime ------------------------------------------------------------------------------
-ORT_DIR="${VTENSOR_ORT_CACHE:-$HOME/.cache/vtensor/ort}/onnxruntime-node-$ORT_VERSION"
-ORT_MODULE="$ORT_DIR/node_modules/onnxruntime-node"
-if [[ ! -f "$ORT_MODULE/package.json" ]]; then
-  echo "compare_ort: installing onnxruntime-node@$ORT_VERSION into $ORT_DIR" >&2
-  mkdir -p "$ORT_DIR"
-  [[ -f "$ORT_DIR/package.json" ]] || echo '{"name":"vtensor-ort-bench","private":true}' >"$ORT_DIR/package.json"
-  # ONNXRUNTIME_NODE_INSTALL=skip: the CPU binaries ship in the package; the install script would
-  # only download GPU providers.
-  (cd "$ORT_DIR" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --loglevel=error \
-    "onnxruntime-node@$ORT_VERSION" >&2)
-fi
-got_version="$(node -p "require('$ORT_MODULE/package.json').version")"
-[[ "$got_version" == "$ORT_VERSION" ]] || { echo "compare_ort: found onnxruntime-node $got_version, want $ORT_VERSION" >&2; exit 2; }
+[[ -x "$VTENSOR" ]] || { echo "compare_ort: $VTENSOR not found; build first (scripts/build.sh vtensor)" >&2; exit 2; }
+ORT_BENCH="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD")"
 
 # --- Models ------------------------------------------------------------------------------------
 "$ROOT/scripts/fetch_models.sh" "${CASES[@]}" >&2
@@ -54,36 +51,75 @@ if [[ ${#CASES[@]} -eq 0 ]]; then
 fi
 
 # --- Measure -----------------------------------------------------------------------------------
-echo "compare_ort: $RUNS timed runs per model after 2 warmups, 1 thread" >&2
-rows=()
-for case in "${CASES[@]}"; do
-  model="$CACHE/$case/model.onnx"
-  data="$ROOT/tests/data/refcases/$case/test_data_set_0"
-  echo "compare_ort: $case" >&2
-  vt_ms="error"
-  if vt_out="$("$VTENSOR" bench "$model" --data "$data" --runs "$RUNS" --warmup 2 --threads 1 2>&1)"; then
-    vt_ms="$(sed -n 's/^median_ms: *//p' <<<"$vt_out")"
-  else
-    echo "  vtensor: $(tail -n 1 <<<"$vt_out" | cut -c1-300)" >&2
+# key: value lines of one fresh process; VT_SPAWN_REALTIME lets the process time its first
+# result from this shell's clock just before exec.
+measure() {  # SIDE MODEL DATA ROUND -> "create first first_result median p90 median_cpu" or "error"
+  local side="$1" model="$2" data="$3" round="$4" out
+  local cmd=("$ORT_BENCH" "$model" --data "$data" --runs "$RUNS" --warmup 2)
+  [[ "$side" == vt ]] && cmd=("$VTENSOR" bench "$model" --data "$data" --runs "$RUNS" --warmup 2 --threads 1)
+  if ! out="$(VT_SPAWN_REALTIME=$EPOCHREALTIME "${cmd[@]}" 2>&1)"; then
+    echo "  $side: $(tail -n 1 <<<"$out" | cut -c1-300)" >&2
+    echo error
+    return
   fi
-  ort_ms="error"
-  if ort_out="$(node "$ROOT/scripts/ort_bench.js" "$ORT_MODULE" "$model" "$data" "$RUNS" 2 2>&1)"; then
-    ort_ms="$(node -p 'JSON.parse(process.argv[1]).median_ms' "$ort_out")"
-    echo "  ORT max |out - reference|: $(node -p 'JSON.parse(process.argv[1]).max_abs_diff.join(", ")' "$ort_out")" >&2
-  else
-    echo "  ORT: $(tail -n 1 <<<"$ort_out" | cut -c1-300)" >&2
-  fi
-  rows+=("$case"$'\t'"$vt_ms"$'\t'"$ort_ms")
+  # A check that ORT saw the same inputs as vtensor (the reference outputs are ORT's own).
+  [[ "$side" == ort && "$round" == 1 ]] &&
+    echo "  ORT max |out - reference|: $(sed -n 's/^max_abs_diff: *//p' <<<"$out")" >&2
+  local k vals=()
+  for k in session_create_ms first_run_ms first_result_ms median_ms p90_ms median_cpu_ms; do
+    vals+=("$(sed -n "s/^$k: *//p" <<<"$out")")
+  done
+  echo "${vals[*]}"
+}
+
+declare -A RES=()  # RES[case,side,round] = "create first first_result median p90 median_cpu"
+echo "compare_ort: $ROUNDS rounds x (vtensor, ORT) per model; $RUNS timed runs after a first run and 2 warmups; 1 thread" >&2
+for ((r = 1; r <= ROUNDS; ++r)); do
+  for case in "${CASES[@]}"; do
+    model="$CACHE/$case/model.onnx"
+    data="$ROOT/tests/data/refcases/$case/test_data_set_0"
+    echo "compare_ort: round $r $case" >&2
+    order=(vt ort)
+    (( r % 2 == 0 )) && order=(ort vt)
+    for side in "${order[@]}"; do RES[$case,$side,$r]="$(measure "$side" "$model" "$data" "$r")"; done
+  done
 done
 
-printf '\n%-32s %12s %12s %10s\n' "model" "vtensor ms" "ORT ms" "ratio"
-printf '%-32s %12s %12s %10s\n' "-----" "----------" "------" "-----"
-for row in "${rows[@]}"; do
-  IFS=$'\t' read -r case vt ort <<<"$row"
-  if [[ "$vt" != error && "$ort" != error ]]; then
-    printf '%-32s %12.3f %12.3f %9.2fx\n' "$case" "$vt" "$ort" "$(awk -v a="$vt" -v b="$ort" 'BEGIN { print a / b }')"
-  else
-    printf '%-32s %12s %12s %10s\n' "$case" "$vt" "$ort" "-"
-  fi
+# --- Report ------------------------------------------------------------------------------------
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
+field() {  # CASE SIDE FIELD(1-6) -> values over the rounds
+  local r
+  for ((r = 1; r <= ROUNDS; ++r)); do
+    local v="${RES[$1,$2,$r]}"
+    [[ "$v" != error ]] && awk -v f="$3" '{ print $f }' <<<"$v"
+  done
+}
+ratios() {  # CASE FIELD -> per-round ratios vtensor / ORT of FIELD
+  local r
+  for ((r = 1; r <= ROUNDS; ++r)); do
+    local a="${RES[$1,vt,$r]}" b="${RES[$1,ort,$r]}"
+    [[ "$a" != error && "$b" != error ]] &&
+      awk -v a="$(awk -v f="$2" '{print $f}' <<<"$a")" -v b="$(awk -v f="$2" '{print $f}' <<<"$b")" 'BEGIN { print a / b }'
+  done
+}
+m() { field "$1" "$2" "$3" | median; }
+
+printf '\nsteady state (ms, median over %d rounds of each process'"'"'s median of %d runs)\n' "$ROUNDS" "$RUNS"
+printf '%-32s %11s %11s %8s %11s %11s %10s %10s %9s\n' "model" "vtensor ms" "ORT ms" "ratio" "vtensor p90" \
+  "ORT p90" "vt cpu ms" "ORT cpu ms" "cpu ratio"
+for case in "${CASES[@]}"; do
+  printf '%-32s %11.4f %11.4f %7.2fx %11.4f %11.4f %10.4f %10.4f %8.2fx\n' "$case" "$(m "$case" vt 4)" \
+    "$(m "$case" ort 4)" "$(ratios "$case" 4 | median)" "$(m "$case" vt 5)" "$(m "$case" ort 5)" \
+    "$(m "$case" vt 6)" "$(m "$case" ort 6)" "$(ratios "$case" 6 | median)"
 done
-echo "(ratio = vtensor / ORT; below 1 means vtensor is faster; onnxruntime-node $ORT_VERSION, intra/inter-op threads 1)"
+printf '\nstart (ms, median over %d rounds)\n' "$ROUNDS"
+printf '%-32s %10s %10s %10s %10s %12s %12s\n' "model" "vt create" "ORT create" "vt 1st run" \
+  "ORT 1st run" "vt 1st result" "ORT 1st result"
+for case in "${CASES[@]}"; do
+  printf '%-32s %10.2f %10.2f %10.3f %10.3f %12.2f %12.2f\n' "$case" "$(m "$case" vt 1)" \
+    "$(m "$case" ort 1)" "$(m "$case" vt 2)" "$(m "$case" ort 2)" "$(m "$case" vt 3)" "$(m "$case" ort 3)"
+done
+echo "(ratio = vtensor / ORT, the median of the per-round ratios; below 1 means vtensor is faster. cpu: the"
+echo " thread's CPU time per run, which leaves out the time other processes held the core. ORT: onnxruntime"
+echo " 1.30.0 C API, intra/inter-op threads 1, sequential. 1st result = process start (shell clock before exec)"
+echo " to the first run's outputs.)"

@@ -2,11 +2,24 @@
 
 #include <omp.h>
 
+#include "exec/unsupported_ops.h"
+
 #include <unordered_set>
+
+#include "vtensor/base/host_memory.h"
 
 namespace vt {
 
+// Buffers of host-arena size go back to the arena when released (their storage is dropped):
+// its size classes, and its reuse of a cached block up to 4x larger, let a released buffer
+// serve later requests of other sizes, where this pool matches exact sizes only; the first run
+// then faults in less fresh memory (base/host_memory.h).
+namespace {
+bool ArenaSized(size_t bytes) { return bytes >= kHostArenaMinBytes && HostArenaEnabled(); }
+}  // namespace
+
 std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
+  if (ArenaSized(bytes)) return Storage::AllocateUninitialized(bytes);
   auto it = free_.find(bytes);
   if (it != free_.end() && !it->second.empty()) {
     auto s = std::move(it->second.back());
@@ -18,7 +31,7 @@ std::shared_ptr<Storage> BufferPool::Get(size_t bytes) {
 }
 
 void BufferPool::Put(std::shared_ptr<Storage> s) {
-  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1) return;
+  if (!s || s->kind() != Storage::Kind::kHeap || s.use_count() != 1 || ArenaSized(s->size())) return;
   constexpr size_t kMaxPooled = size_t{1} << 31;
   if (pooled_bytes_ + s->size() > kMaxPooled) return;
   pooled_bytes_ += s->size();
@@ -90,8 +103,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
   };
 
   std::vector<int> last_use(static_cast<size_t>(r->num_slots_), -1);
-  std::vector<std::string> unsupported;
-  size_t num_unsupported = 0;
+  UnsupportedOps unsupported;
   r->plan_.resize(order.size());
   for (size_t p = 0; p < order.size(); ++p) {
     const Node& node = graph.nodes[order[p]];
@@ -116,8 +128,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
     if (!k.ok()) {
       // Keep going on unsupported ops so one error lists all of them.
       if (k.status().code() != StatusCode::kUnimplemented) return with_file(k.take_status());
-      if (unsupported.size() < 8) unsupported.push_back(k.status().message());
-      ++num_unsupported;
+      unsupported.Add(node, k.status());
       continue;
     }
     np.kernel = std::move(k).value();
@@ -134,13 +145,7 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
             r->subrunners_.emplace(sg, std::move(sub).value());
     }
   }
-  if (num_unsupported > 0) {
-    std::string msg = unsupported[0];
-    for (size_t i = 1; i < unsupported.size(); ++i) msg += "; " + unsupported[i];
-    if (num_unsupported > unsupported.size())
-      msg += "; and " + std::to_string(num_unsupported - unsupported.size()) + " more";
-    return with_file(Unimplemented(msg));
-  }
+  if (!unsupported.empty()) return with_file(Unimplemented(unsupported.Message()));
   for (const auto& o : graph.outputs) {
     int s = ref(o.name);
     r->output_slots_.push_back(s);

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "exec/graph_runner.h"
+#include "vtensor/base/code_pages.h"
 #include "vtensor/passes/pass.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
@@ -32,6 +33,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
   if (!opts.prepare_only && !IsaSupported(opts.isa))
     return InvalidArgument(std::string("kernel architecture ") + IsaArchitecture(opts.isa) +
                            " is not supported by this CPU");
+  // The first run's code faults are taken here instead (base/code_pages.h).
+  if (!opts.prepare_only) FaultInOwnCode();
   auto s = std::unique_ptr<Session>(new Session());
   s->model_ = std::move(model);
   s->opts_ = opts;

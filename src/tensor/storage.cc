@@ -4,13 +4,14 @@
 #include <cstring>
 #include <new>
 
+#include "vtensor/base/host_memory.h"
+
 namespace vt {
 
 namespace {
+// Host memory keeps freed buffers faulted in for the next run (base/host_memory.h).
 uint8_t* AlignedAlloc(size_t bytes) {
-  size_t n = (bytes + 63) / 64 * 64;
-  if (n == 0) n = 64;
-  void* p = std::aligned_alloc(64, n);
+  void* p = HostAlloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
   return static_cast<uint8_t*>(p);
 }
@@ -63,7 +64,7 @@ std::shared_ptr<Storage> Storage::FromMap(std::shared_ptr<MappedFile> file, size
 }
 
 Storage::~Storage() {
-  if (kind_ == Kind::kHeap) std::free(const_cast<uint8_t*>(data_));
+  if (kind_ == Kind::kHeap) HostFree(const_cast<uint8_t*>(data_), size_);
 }
 
 }  // namespace vt

@@ -1,4 +1,4 @@
-// `vtensor bench-load MODEL [--reps N] [--ort DIR|none] [--json]`: how long a
+// `vtensor bench-load MODEL [--reps N] [--ort PATH|none] [--json]`: how long a
 // session takes to become ready with and without the compiled-tensor cache, against two floors
 // measured in the same run, and against ONNX Runtime's session creation.
 //
@@ -15,14 +15,13 @@
 //   P/V      Session::Load with the cache under profile P (each profile the file's entries
 //            carry in metadata vt.profile) and verify policy V (always; memo, after one priming
 //            load into a private memo directory; never)
-//   ort      ONNX Runtime 1.30 (onnxruntime-node) InferenceSession creation, 1 intra-op thread,
-//            via scripts/ort_session_create.js; skipped with a note when node, the module or the
-//            script is missing
+//   ort      ONNX Runtime 1.30 session creation through its C API (vtensor-ort-bench --runs 0:
+//            1 intra-op and 1 inter-op thread, all graph optimizations, CPU provider), each
+//            repetition a fresh process; skipped with a note when the program is missing
 // Cache rows also print hits / entries and the HIT payload bytes ("packed bytes in use"), and
 // VmHWM / packed bytes.
 #include <fcntl.h>
 #include <fmt/core.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -332,31 +332,12 @@ std::string SelfDir() {
   return DirName(buf);
 }
 
-bool IsFile(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-// The ORT helper script: $VTENSOR_ORT_SCRIPT, else scripts/ort_session_create.js found next to
-// or above the binary's directory (build trees live in the source tree).
-std::string FindOrtScript() {
-  if (const char* e = std::getenv("VTENSOR_ORT_SCRIPT"); e && *e) return e;
-  std::string dir = SelfDir();
-  for (int up = 0; up < 3 && !dir.empty(); ++up) {
-    const std::string p = JoinPath(dir, "scripts/ort_session_create.js");
-    if (IsFile(p)) return p;
-    dir = DirName(dir);
-  }
-  return "";
-}
-
-std::string OrtModuleDir(const std::string& flag) {
+// vtensor-ort-bench (bench/ort/, built by scripts/build_ort_bench.sh into the build directory):
+// the --ort flag when it names a file, else the one next to this binary.
+std::string FindOrtBench(const std::string& flag) {
   if (!flag.empty()) return flag;
-  std::string base;
-  if (const char* c = std::getenv("VTENSOR_ORT_CACHE"); c && *c) base = c;
-  else if (const char* h = std::getenv("HOME"); h && *h) base = std::string(h) + "/.cache/vtensor/ort";
-  if (base.empty()) return "";
-  return base + "/onnxruntime-node-1.30.0/node_modules";
+  const std::string dir = SelfDir();
+  return dir.empty() ? "" : JoinPath(dir, "vtensor-ort-bench");
 }
 
 std::string ShellQuote(const std::string& s) {
@@ -372,51 +353,54 @@ struct OrtResult {
   std::string note;
 };
 
+// The value of the `key: value` line `key` in `out`, or NaN.
+double KeyValue(const std::string& out, const std::string& key) {
+  const std::string k = "\n" + key + ": ";
+  const size_t at = ("\n" + out).find(k);
+  if (at == std::string::npos) return std::nan("");
+  return std::atof(out.c_str() + at + k.size() - 1);
+}
+
+// ONNX Runtime session creation, each repetition in a fresh vtensor-ort-bench process (as each
+// vtensor row is a fresh child), best kept; VmHWM is that process's (ORT and the program only).
 OrtResult MeasureOrt(const std::string& model, const std::string& flag, int reps) {
   OrtResult o;
   if (flag == "none") {
     o.note = "skipped (--ort none)";
     return o;
   }
-  const std::string mod = OrtModuleDir(flag);
-  if (mod.empty() || !IsFile(mod + "/onnxruntime-node/package.json")) {
-    o.note = "skipped: onnxruntime-node not found in '" + mod +
-             "' (scripts/compare_ort.sh installs it; or pass --ort DIR)";
+  const std::string bin = FindOrtBench(flag);
+  if (bin.empty() || ::access(bin.c_str(), X_OK) != 0) {
+    o.note = "skipped: '" + bin + "' not found (scripts/build_ort_bench.sh builds it; or pass --ort PATH)";
     return o;
   }
-  const std::string script = FindOrtScript();
-  if (script.empty()) {
-    o.note = "skipped: scripts/ort_session_create.js not found (set VTENSOR_ORT_SCRIPT)";
-    return o;
-  }
-  const std::string cmd = "node " + ShellQuote(script) + " " + ShellQuote(mod) + " " +
-                          ShellQuote(model) + " " + std::to_string(reps) + " 2>&1";
-  std::fflush(stdout);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) {
-    o.note = "skipped: cannot start node";
-    return o;
-  }
-  std::string out;
-  char buf[4096];
-  size_t k;
-  while ((k = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
-  const int rc = ::pclose(p);
-  // The helper's last line is JSON: {"best_ms":..,"hwm_kb":..}.
-  const size_t brace = out.rfind('{');
-  if (rc != 0 || brace == std::string::npos) {
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    o.note = "skipped: node failed (exit " + std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1) +
-             "): " + out.substr(out.size() > 300 ? out.size() - 300 : 0);
-    return o;
-  }
-  try {
-    auto j = nlohmann::json::parse(out.substr(brace));
-    o.ms = j.at("best_ms").get<double>();
-    o.hwm_kb = j.value("hwm_kb", int64_t{0});
+  const std::string cmd = ShellQuote(bin) + " " + ShellQuote(model) + " --runs 0 2>&1";
+  for (int i = 0; i < reps; ++i) {
+    std::fflush(stdout);
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) {
+      o = OrtResult{false, 0, 0, "skipped: cannot start " + bin};
+      return o;
+    }
+    std::string out;
+    char buf[4096];
+    size_t k;
+    while ((k = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, k);
+    const int rc = ::pclose(p);
+    const double ms = KeyValue(out, "session_create_ms");
+    if (rc != 0 || std::isnan(ms)) {
+      while (!out.empty() && out.back() == '\n') out.pop_back();
+      o = OrtResult{};
+      o.note = "skipped: vtensor-ort-bench failed (exit " +
+               std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1) +
+               "): " + out.substr(out.size() > 300 ? out.size() - 300 : 0);
+      return o;
+    }
+    if (!o.ran || ms < o.ms) {
+      o.ms = ms;
+      o.hwm_kb = static_cast<int64_t>(KeyValue(out, "vm_hwm_kb"));
+    }
     o.ran = true;
-  } catch (const std::exception& e) {
-    o.note = std::string("skipped: unreadable helper output: ") + e.what();
   }
   return o;
 }

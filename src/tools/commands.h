@@ -93,7 +93,7 @@ int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
 struct BenchLoadArgs {
   std::string model;
   int reps = 3;
-  std::string ort;          // node module dir for onnxruntime-node ("" = auto, "none" = skip)
+  std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
 };
 int BenchLoadCommand(const BenchLoadArgs& a);  // 0 ok, 2 error

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("model", bench.model, "ONNX model file")->required();
   bench_cmd->add_option("--data", bench.data_dir, "directory with input_N.pb");
   bench_cmd->add_option("--runs", bench.runs, "timed runs (default 20)")->check(CLI::Range(1, 1000000));
-  bench_cmd->add_option("--warmup", bench.warmup, "untimed runs first (default 2)");
+  bench_cmd->add_option("--warmup", bench.warmup, "untimed runs after the first run (default 2)");
   bench_cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
   vt::cli::AddSessionFlags(bench_cmd, &bench.session);
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   bench_load_cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
       ->check(CLI::Range(1, 100));
   bench_load_cmd->add_option("--ort", bench_load.ort,
-                             "node_modules dir with onnxruntime-node ('none' skips ORT)");
+                             "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   bench_load_cmd->add_flag("--json", bench_load.json, "as JSON");
 
   vt::cli::PassesArgs passes;

@@ -5,7 +5,7 @@
 # com.microsoft MatMulNBits projections.
 # Every model must also pass `vtensor check`. Exit 77 (skipped) when node or onnxruntime-node is
 # missing; onnxruntime-node is looked up in ${VTENSOR_ORT_CACHE:-~/.cache/vtensor/ort}/
-# onnxruntime-node-1.30.0 (scripts/compare_ort.sh installs it there) and tests/format/ort.
+# onnxruntime-node-1.30.0 (scripts/build_ort_bench.sh installs it there) and tests/format/ort.
 # usage: gen_transformer_ort.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
@@ -19,7 +19,7 @@ for d in "${VTENSOR_ORT_CACHE:-$HOME/.cache/vtensor/ort}/onnxruntime-node-1.30.0
          "$root/tests/format/ort/node_modules/onnxruntime-node"; do
   if [[ -f "$d/package.json" ]]; then ort="$d"; break; fi
 done
-[[ -n "$ort" ]] || { echo "onnxruntime-node not installed (see scripts/compare_ort.sh): skipped"; exit 77; }
+[[ -n "$ort" ]] || { echo "onnxruntime-node not installed (see scripts/build_ort_bench.sh): skipped"; exit 77; }
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

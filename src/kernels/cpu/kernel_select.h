@@ -60,4 +60,22 @@ const Row& ChooseKernelRow(std::span<const Row> rows, const char* env_var) {
   return rows.back();
 }
 
+// Order of the ISA names rows carry: "portable" (and any other name) 0, "avx2" 1, "avx512" and
+// "avx512vnni" 2.
+inline int KernelIsaLevel(std::string_view isa) {
+  return isa == "avx512vnni" || isa == "avx512" ? 2 : isa == "avx2" ? 1 : 0;
+}
+
+// The row for a session capped at ISA `cap` (a session's --arch): ChooseKernelRow's row when its
+// ISA is at or below the cap, else the first supported row at or below it, else the last row.
+template <typename Row>
+const Row& ChooseKernelRowForIsa(std::span<const Row> rows, std::string_view cap,
+                                 const char* env_var) {
+  const Row& def = ChooseKernelRow(rows, env_var);
+  if (KernelIsaLevel(def.isa) <= KernelIsaLevel(cap)) return def;
+  for (const auto& k : rows)
+    if (KernelIsaLevel(k.isa) <= KernelIsaLevel(cap) && k.supported()) return k;
+  return rows.back();
+}
+
 }  // namespace vt::kernels

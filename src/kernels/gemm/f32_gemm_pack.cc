@@ -18,9 +18,9 @@ void AlignedFloats::Resize(size_t n) {
   // Round up so that repeated small growth does not reallocate every call.
   size_t cap = std::max(n, capacity_ + capacity_ / 2);
   size_t bytes = (cap * sizeof(float) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, bytes);
+  void* p = HostAlloc(bytes);
   if (p == nullptr) throw std::bad_alloc();
-  p_.reset(static_cast<float*>(p));
+  p_ = std::unique_ptr<float[], Free>(static_cast<float*>(p), Free{bytes});
   size_ = n;
   capacity_ = cap;
 }

@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "vtensor/base/host_memory.h"
+
 namespace vt::kernels {
 
 // 64-byte aligned float buffer (no initialisation). Movable, not copyable.
@@ -33,8 +35,11 @@ class AlignedFloats {
   const float* data() const { return p_.get(); }
 
  private:
+  // Scratch comes from host memory (base/host_memory.h): a buffer grown in the first run is
+  // reused, already faulted in, by the next one that needs the same size.
   struct Free {
-    void operator()(float* p) const { std::free(p); }
+    size_t bytes;  // no default member initializer: it would make Free incomplete here
+    void operator()(float* p) const { HostFree(p, bytes); }
   };
   std::unique_ptr<float[], Free> p_;
   size_t size_ = 0;

@@ -94,7 +94,7 @@ inline std::vector<double> Values(const Tensor& t) {
   return v;
 }
 
-// Runs the kernel registered for (domain "", op, opset) on `inputs`; absent optional inputs
+// Runs the kernel registered for (domain, op, opset) on `inputs`; absent optional inputs
 // are passed as Value() with `present` false (use NoInput()).
 struct OpCall {
   std::string op;
@@ -103,17 +103,19 @@ struct OpCall {
   std::vector<Value> inputs;
   std::vector<bool> absent;  // per input: true = omitted optional input
   size_t num_outputs = 1;
+  std::string domain;  // "" (ONNX) or "com.microsoft"
 
   Expected<std::vector<Value>> Run() const {
     Node node;
     node.name = "t";
     node.op_type = op;
+    node.domain = domain;
     node.opset = opset;
     for (size_t i = 0; i < inputs.size(); ++i)
       node.inputs.push_back(i < absent.size() && absent[i] ? "" : "in" + std::to_string(i));
     for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
     for (const auto& a : attrs) node.attrs[a.name] = a;
-    const KernelFactory* f = KernelRegistry::Global().Find("", op, opset);
+    const KernelFactory* f = KernelRegistry::Global().Find(domain, op, opset);
     if (f == nullptr) return NotFound("no kernel for " + op);
     Graph g;
     KernelInit init{node, g};

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ops/common/row_kernels.h"
+#include "ops/contrib/gelu_ops.h"
 #include "ops/elementwise/cast.h"
 #include "ops/elementwise/unary_fast_math.h"
 #include "ops/elementwise/unary_kernel.h"
@@ -186,21 +188,27 @@ Status MishCompute(KernelContext& ctx) {
   });
 }
 
-Status GeluCompute(KernelContext& ctx) {
-  const std::string approx = ctx.node().GetString("approximate", "none");
-  if (approx != "none" && approx != "tanh")
-    return ctx.Error("attribute approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");
-  const bool use_tanh = approx == "tanh";
-  return UnarySame<kSetAllFloat>(ctx, [use_tanh](auto tag) {
-    using C = decltype(tag);
-    return [use_tanh](C v) -> C {
-      if (use_tanh) {
-        const C k = static_cast<C>(0.7978845608028654);  // sqrt(2 / pi)
-        return C(0.5) * v * (C(1) + TanhOf(k * (v + static_cast<C>(0.044715) * v * v * v)));
-      }
-      return C(0.5) * v * (C(1) + std::erf(v * static_cast<C>(0.7071067811865476)));
-    };
-  });
+// Gelu runs on the GELU kernel family (kernels/activation/gelu_ukernel.h), whose erf form keeps
+// its relative accuracy in the negative tail (0.5 x (1 + erf(x / sqrt 2)) rounds to 0 there).
+class GeluKernel final : public OpKernel {
+ public:
+  explicit GeluKernel(const KernelInit& init) : row_(GeluRowFor(init)) {}
+
+  Status Compute(KernelContext& ctx) override {
+    const std::string approx = ctx.node().GetString("approximate", "none");
+    if (approx != "none" && approx != "tanh")
+      return ctx.Error("attribute approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");
+    VT_ASSIGN_OR_RETURN(const Tensor* x, TensorArg(ctx, 0));
+    const auto kind = approx == "tanh" ? kernels::GeluKind::kTanh : kernels::GeluKind::kErf;
+    return RunGelu(ctx, row_, kind, 1.0f, *x, nullptr);
+  }
+
+ private:
+  const kernels::GeluKernel& row_;
+};
+
+Expected<std::unique_ptr<OpKernel>> MakeGelu(const KernelInit& init) {
+  return std::unique_ptr<OpKernel>(new GeluKernel(init));
 }
 
 VT_REGISTER_OP("", "Relu", 1, kMaxOpset, ReluCompute);
@@ -217,7 +225,7 @@ VT_REGISTER_OP("", "Softsign", 1, kMaxOpset, SoftsignCompute);
 VT_REGISTER_OP("", "ThresholdedRelu", 10, kMaxOpset, ThresholdedReluCompute);
 VT_REGISTER_OP("", "Shrink", 9, kMaxOpset, ShrinkCompute);
 VT_REGISTER_OP("", "Mish", 18, kMaxOpset, MishCompute);
-VT_REGISTER_OP("", "Gelu", 20, kMaxOpset, GeluCompute);
+VT_REGISTER_OP("", "Gelu", 20, kMaxOpset, KernelFactory(MakeGelu));
 
 }  // namespace
 }  // namespace vt::ops

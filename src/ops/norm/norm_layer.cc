@@ -6,15 +6,21 @@
 // Y = (X - mean) / sqrt(var + epsilon) * Scale + B, where Scale and the optional B broadcast
 // unidirectionally to X. Mean and InvStdDev (optional outputs) have shape
 // shape[:axis] + [1] * (rank - axis) and the stash_type element type (default float32).
-// Statistics are accumulated in double whatever the stash type.
+// Statistics are accumulated in double whatever the stash type (but see the float32 rows below).
 //
 // The RMS variant (RMSNormalization-23, and ONNX Runtime's SimplifiedLayerNormalization) skips
 // the mean: Y = X / sqrt(mean(X^2) + epsilon) * Scale; its optional output 1 is InvStdDev.
 //
+// float32 rows whose Scale and B vary only over the normalised dims run on the row
+// normalization kernel family (kernels/norm/layernorm_ukernel.h: f32 sums, two passes); the
+// other cases accumulate in double here. ONNX Runtime's contrib LayerNormalization (default
+// domain, opsets 1-16, before ONNX defined it) has the same contract and runs here too.
+//
 // A native kernel is required: libonnx 1.12's function expansion of this op crashes.
-#include "ops/norm/norm_moments.h"
 #include "ops/common/op_util.h"
 #include "ops/common/reduce_dtype.h"
+#include "ops/common/row_kernels.h"
+#include "ops/norm/norm_moments.h"
 #include "ops/reduce/reduce_parallel.h"
 
 namespace vt::ops {
@@ -56,7 +62,7 @@ DType StashDType(int64_t stash) {
 }
 
 template <bool kRms>
-Status LayerNormCompute(KernelContext& ctx) {
+Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast_row) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor scale0, ctx.RequireTensor(1));
   const DType dt = x0.dtype();
@@ -102,6 +108,25 @@ Status LayerNormCompute(KernelContext& ctx) {
     const T* ps = scale->data<T>();
     const T* pb = bias.defined() ? bias.data<T>() : nullptr;
     T* py = y.mutable_data<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (!scale_rows && !bias_rows && n > 0) {
+        ParallelRows(outer, 8 * x.numel(), ctx.threads(), [&](int64_t o) {
+          kernels::LayerNormRow r;
+          r.n = static_cast<size_t>(n);
+          r.x = px + o * n;
+          r.gamma = ps;
+          r.beta = pb;
+          r.y = py + o * n;
+          r.epsilon = static_cast<float>(eps);
+          r.rms = kRms;
+          float mean, inv;
+          fast_row.ukernel(r, &mean, &inv);
+          means[static_cast<size_t>(o)] = mean;
+          invs[static_cast<size_t>(o)] = inv;
+        });
+        return Status::Ok();
+      }
+    }
     ParallelRows(outer, 4 * x.numel(), ctx.threads(), [&](int64_t o) {
       const T* row = px + o * n;
       double mean, var;
@@ -142,12 +167,27 @@ Status LayerNormCompute(KernelContext& ctx) {
   return Status::Ok();
 }
 
-VT_REGISTER_OP("", "LayerNormalization", 17, kMaxOpset, LayerNormCompute<false>);
-VT_REGISTER_OP("com.microsoft", "LayerNormalization", 1, kMaxOpset, LayerNormCompute<false>);
-VT_REGISTER_OP("", "RMSNormalization", 23, kMaxOpset, LayerNormCompute<true>);
-VT_REGISTER_OP("", "SimplifiedLayerNormalization", 1, kMaxOpset, LayerNormCompute<true>);
+template <bool kRms>
+class LayerNormKernel final : public OpKernel {
+ public:
+  explicit LayerNormKernel(const KernelInit& init) : row_(LayerNormRowFor(init)) {}
+  Status Compute(KernelContext& ctx) override { return LayerNormCompute<kRms>(ctx, row_); }
+
+ private:
+  const kernels::LayerNormKernel& row_;
+};
+
+template <bool kRms>
+Expected<std::unique_ptr<OpKernel>> MakeLayerNorm(const KernelInit& init) {
+  return std::unique_ptr<OpKernel>(new LayerNormKernel<kRms>(init));
+}
+
+VT_REGISTER_OP("", "LayerNormalization", 1, kMaxOpset, KernelFactory(MakeLayerNorm<false>));
+VT_REGISTER_OP("com.microsoft", "LayerNormalization", 1, kMaxOpset, KernelFactory(MakeLayerNorm<false>));
+VT_REGISTER_OP("", "RMSNormalization", 23, kMaxOpset, KernelFactory(MakeLayerNorm<true>));
+VT_REGISTER_OP("", "SimplifiedLayerNormalization", 1, kMaxOpset, KernelFactory(MakeLayerNorm<true>));
 VT_REGISTER_OP("com.microsoft", "SimplifiedLayerNormalization", 1, kMaxOpset,
-               LayerNormCompute<true>);
+               KernelFactory(MakeLayerNorm<true>));
 
 }  // namespace
 }  // namespace vt::ops

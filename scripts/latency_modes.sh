@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Latency spread between processes, and first run against steady state: runs each real model in
+# P fresh `vtensor bench` processes (single thread) and prints, per model,
+#   - the fastest and the slowest process's median, their ratio (spread), and every process's
+#     median, sorted: a runtime whose speed depends on something fixed at process start (heap
+#     or stack placement, page alignment, which CPU it starts on, ...) shows a spread well
+#     above 1 or medians in two clusters;
+#   - the first run after session creation against the same process's median (first / median,
+#     the median of that ratio over the processes).
+# Each table comes for the wall clock and for the thread's CPU time per run (on a shared
+# machine the wall clock also counts the time other processes held the core); the spread also
+# for each process's fastest run.
+# Controls, alternating with the vtensor processes so that they see the same minutes:
+#   --ort       a vtensor-ort-bench process per vtensor process (scripts/build_ort_bench.sh):
+#               the machine's own spread
+#   --ab K=V    a second vtensor process with K=V in its environment (e.g.
+#               VTENSOR_HOST_ARENA=off): a before/after in one run
+# See docs/benchmarks.md.
+#
+# usage: scripts/latency_modes.sh [--procs P] [--runs N] [--ort] [--ab K=V] [--build DIR] [CASE...]
+#   --procs P    processes per model and side (default 10)
+#   --runs N     timed runs per process (default 30; each process first runs once + 3 warmups)
+#   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PROCS=10
+RUNS=30
+ORT=0
+AB=""
+BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
+CASES=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --procs) PROCS="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --ort) ORT=1; shift ;;
+    --ab) AB="$2"; shift 2 ;;
+    --build) BUILD="$2"; shift 2 ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -*) echo "latency_modes: unknown option $1" >&2; exit 2 ;;
+    *) CASES+=("$1"); shift ;;
+  esac
+done
+[[ "$PROCS" =~ ^[1-9][0-9]*$ && "$RUNS" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "latency_modes: --procs and --runs need positive integers" >&2; exit 2; }
+[[ -z "$AB" || "$AB" == *=* ]] || { echo "latency_modes: --ab needs K=V" >&2; exit 2; }
+VTENSOR="$BUILD/vtensor"
+[[ -x "$VTENSOR" ]] || { echo "latency_modes: $VTENSOR not found; build first (scripts/build.sh vtensor)" >&2; exit 2; }
+SIDES=(vt)
+[[ -n "$AB" ]] && SIDES+=("vt[$AB]")
+[[ $ORT -eq 1 ]] && { ORT_BENCH="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD")"; SIDES+=(ort); }
+
+"$ROOT/scripts/fetch_models.sh" "${CASES[@]}" >&2
+CACHE="$("$ROOT/scripts/fetch_models.sh" --print-cache)"
+if [[ ${#CASES[@]} -eq 0 ]]; then
+  mapfile -t CASES < <(node -e 'console.log(Object.keys(require(process.argv[1]).models).join("\n"))' \
+    "$ROOT/tests/data/refcases/index.json")
+fi
+
+# V[case,side,key] = " v1 v2 ..." (one value per process) for the keys below.
+KEYS=(median_ms median_cpu_ms min_ms first_run_ms first_run_cpu_ms)
+declare -A V=()
+run_side() {  # SIDE MODEL DATA -> bench output
+  case "$1" in
+    vt) "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
+    ort) "$ORT_BENCH" "$2" --data "$3" --runs "$RUNS" --warmup 3 ;;
+    *) env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
+  esac
+}
+for ((p = 1; p <= PROCS; ++p)); do
+  echo "latency_modes: process $p/$PROCS" >&2
+  for case in "${CASES[@]}"; do
+    model="$CACHE/$case/model.onnx"
+    data="$ROOT/tests/data/refcases/$case/test_data_set_0"
+    for side in "${SIDES[@]}"; do
+      out="$(run_side "$side" "$model" "$data")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
+      for k in "${KEYS[@]}"; do V[$case,$side,$k]+=" $(sed -n "s/^$k: *//p" <<<"$out")"; done
+    done
+  done
+done
+
+spread_row() {  # CASE SIDE KEY
+  tr ' ' '\n' <<<"${V[$1,$2,$3]}" | grep -v '^$' | sort -g |
+    awk -v c="$1" -v s="$2" '{ a[NR] = $1 } END {
+      all = ""; for (i = 1; i <= NR; ++i) all = all sprintf(" %.4g", a[i]);
+      printf "%-32s %-26s %10.4f %10.4f %7.3fx %s\n", c, s, a[1], a[NR], a[NR] / a[1], all }'
+}
+col_median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+first_row() {  # CASE SIDE FIRST_KEY MEDIAN_KEY
+  local rows
+  rows="$(paste <(tr ' ' '\n' <<<"${V[$1,$2,$3]}" | grep -v '^$') <(tr ' ' '\n' <<<"${V[$1,$2,$4]}" | grep -v '^$') |
+    awk '{ print $1, $2, $1 / $2 }')"
+  printf '%-32s %-26s %10.4f %10.4f %7.2fx %7.2fx\n' "$1" "$2" "$(awk '{print $1}' <<<"$rows" | col_median)" \
+    "$(awk '{print $2}' <<<"$rows" | col_median)" "$(awk '{print $3}' <<<"$rows" | col_median)" \
+    "$(awk '{print $3}' <<<"$rows" | sort -g | tail -n 1)"
+}
+for clock in wall cpu min; do
+  case $clock in
+    wall) med=median_ms first=first_run_ms what="median, wall clock" ;;
+    cpu) med=median_cpu_ms first=first_run_cpu_ms what="median, thread CPU time" ;;
+    min) med=min_ms first="" what="fastest run (wall clock; the least disturbed by other processes)" ;;
+  esac
+  printf '\nper-process %s over %d runs, %d processes per model and side (ms)\n' "$what" "$RUNS" "$PROCS"
+  printf '%-32s %-26s %10s %10s %8s  %s\n' "model" "side" "fastest" "slowest" "spread" "all (sorted)"
+  for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do spread_row "$case" "$side" "$med"; done; done
+  [[ -z "$first" ]] && continue
+  printf '\nfirst run after session creation against the %s (medians over the processes; ms)\n' "$what"
+  printf '%-32s %-26s %10s %10s %8s %8s\n' "model" "side" "first run" "median" "ratio" "worst"
+  for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do first_row "$case" "$side" "$first" "$med"; done; done
+done
+echo "(spread = slowest / fastest process; ratio = first run / median of the same process, median over processes; worst = its largest)"

@@ -1,0 +1,1 @@
+Bsegment_embeddingJ@ÂÖ]?eC>FÕD¿Qž½÷?¾„„.?YÔO¿ÑªF¿;Ø?×Y¿}O¿p?$çX¿¿ï7>Û5i?Œ½

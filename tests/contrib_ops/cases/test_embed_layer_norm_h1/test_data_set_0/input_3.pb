@@ -1,0 +1,1 @@
+Bposition_embeddingJ ©4?ZgK¿Ğ£F?¬Úg¿†û=4?4û¶¾)š‘¾

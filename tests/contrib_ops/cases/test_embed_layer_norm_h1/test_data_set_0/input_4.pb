@@ -1,0 +1,1 @@
+Bsegment_embeddingJ9F¿R¯1¿

@@ -1,0 +1,1 @@
+Bsegment_embeddingJ@‚qs¿Ê°ú>ð#¾RÀG¿§V½>@ÜÇ>Zp>gà(>[ç?P:g>]¾–i>mÜw¿‡Ã¢¾Ì³?¡¿

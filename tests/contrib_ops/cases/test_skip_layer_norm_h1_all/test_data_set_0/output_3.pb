@@ -1,0 +1,1 @@
+Binput_skip_bias_sumJÿAû¿V4¤À'ÃÀî0€?7\JÀ€–½

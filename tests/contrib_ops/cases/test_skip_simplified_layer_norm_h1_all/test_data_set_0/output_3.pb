@@ -1,0 +1,1 @@
+Binput_skip_bias_sumJ_\ภuC@ุมฌฟ๐	ป?M0ำ=6ฏy@

@@ -1,0 +1,1 @@
+Binv_std_varJbşH=5½G=KJ=cİL=†6N=ÒsM=

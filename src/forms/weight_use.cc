@@ -40,6 +40,9 @@ const WeightConsumer kConsumers[] = {
     {"", "MatMul", 1, MatMulB, true},
     {"", "Gemm", 1, GemmB, true},
     {"", "Conv", 1, ConvFilter, true},
+    // FusedMatMul packs a 2-D constant B as Gemm's B (transB alike); target layouts are left
+    // to the ONNX operators.
+    {"com.microsoft", "FusedMatMul", 1, GemmB, false},
     {"com.microsoft", "MatMulNBits", 1, NBitsCodes, false},
     {"com.microsoft", "MatMulNBits", 2, NBitsScales, false},
     {"com.microsoft", "MatMulNBits", 3, NBitsZeroPoints, false},

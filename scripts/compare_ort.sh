@@ -14,24 +14,29 @@
 #                  result ms: process start (the shell's clock just before exec) to the first
 #                  run's outputs, per side
 #
-# usage: scripts/compare_ort.sh [--runs N] [--rounds R] [--build DIR] [CASE...]
-#   --runs N     timed runs per model, runtime and round (default 20)
-#   --rounds R   rounds (default 3)
-#   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build);
-#                vtensor-ort-bench is built there too
+# usage: scripts/compare_ort.sh [--runs N] [--rounds R] [--build DIR] [--cases-dir DIR] [CASE...]
+#   --runs N         timed runs per model, runtime and round (default 20)
+#   --rounds R       rounds (default 3)
+#   --build DIR      build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build);
+#                    vtensor-ort-bench is built there too
+#   --cases-dir DIR  cases DIR/<case>/model.onnx with DIR/<case>/test_data_set_0 (every
+#                    subfolder unless CASEs are named) instead of the real-model cases
+#                    (scripts/bench_transformers.sh passes its generated models this way)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RUNS=20
 ROUNDS=3
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
+CASES_DIR=""
 CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) RUNS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --cases-dir) CASES_DIR="$2"; shift 2 ;;
+    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "compare_ort: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
@@ -43,11 +48,22 @@ VTENSOR="$BUILD/vtensor"
 ORT_BENCH="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD")"
 
 # --- Models ------------------------------------------------------------------------------------
-"$ROOT/scripts/fetch_models.sh" "${CASES[@]}" >&2
-CACHE="$("$ROOT/scripts/fetch_models.sh" --print-cache)"
-if [[ ${#CASES[@]} -eq 0 ]]; then
-  mapfile -t CASES < <(node -e 'console.log(Object.keys(require(process.argv[1]).models).join("\n"))' \
-    "$ROOT/tests/data/refcases/index.json")
+if [[ -n "$CASES_DIR" ]]; then
+  [[ -d "$CASES_DIR" ]] || { echo "compare_ort: --cases-dir $CASES_DIR is not a directory" >&2; exit 2; }
+  if [[ ${#CASES[@]} -eq 0 ]]; then
+    mapfile -t CASES < <(cd "$CASES_DIR" && for d in */; do [[ -f "$d/model.onnx" ]] && echo "${d%/}"; done)
+  fi
+  model_of() { echo "$CASES_DIR/$1/model.onnx"; }
+  data_of() { echo "$CASES_DIR/$1/test_data_set_0"; }
+else
+  "$ROOT/scripts/fetch_models.sh" "${CASES[@]}" >&2
+  CACHE="$("$ROOT/scripts/fetch_models.sh" --print-cache)"
+  if [[ ${#CASES[@]} -eq 0 ]]; then
+    mapfile -t CASES < <(node -e 'console.log(Object.keys(require(process.argv[1]).models).join("\n"))' \
+      "$ROOT/tests/data/refcases/index.json")
+  fi
+  model_of() { echo "$CACHE/$1/model.onnx"; }
+  data_of() { echo "$ROOT/tests/data/refcases/$1/test_data_set_0"; }
 fi
 
 # --- Measure -----------------------------------------------------------------------------------
@@ -76,8 +92,8 @@ declare -A RES=()  # RES[case,side,round] = "create first first_result median p9
 echo "compare_ort: $ROUNDS rounds x (vtensor, ORT) per model; $RUNS timed runs after a first run and 2 warmups; 1 thread" >&2
 for ((r = 1; r <= ROUNDS; ++r)); do
   for case in "${CASES[@]}"; do
-    model="$CACHE/$case/model.onnx"
-    data="$ROOT/tests/data/refcases/$case/test_data_set_0"
+    model="$(model_of "$case")"
+    data="$(data_of "$case")"
     echo "compare_ort: round $r $case" >&2
     order=(vt ort)
     (( r % 2 == 0 )) && order=(ort vt)

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "vtensor/base/host_memory.h"
+#include "vtensor/exec/kernel_description.h"
 
 namespace vt {
 
@@ -254,6 +255,17 @@ Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
   std::unordered_map<std::string, Value> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) feeds[g.inputs[i].name] = inputs[i];
   return it->second->Run(feeds, current_frame_, threads);
+}
+
+std::vector<std::pair<std::string, std::string>> GraphRunner::KernelNotes() const {
+  std::vector<std::pair<std::string, std::string>> notes;
+  for (const NodePlan& np : plan_) {
+    if (np.kernel == nullptr) continue;
+    const auto* d = dynamic_cast<const KernelDescription*>(np.kernel.get());
+    if (d == nullptr) continue;
+    if (std::string text = d->Describe(); !text.empty()) notes.emplace_back(np.node->name, text);
+  }
+  return notes;
 }
 
 }  // namespace vt

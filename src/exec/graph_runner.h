@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "vtensor/graph/graph.h"
@@ -41,6 +42,9 @@ class GraphRunner {
   Expected<std::vector<Value>> RunSubgraph(const Graph& g, const std::vector<Value>& inputs,
                                            int threads);
   BufferPool* pool() { return pool_; }
+  // (node name, KernelDescription::Describe()) of the main graph's kernels that implement it,
+  // in execution order.
+  std::vector<std::pair<std::string, std::string>> KernelNotes() const;
   const Model& model() const { return *model_; }
 
   struct Frame {

@@ -313,6 +313,10 @@ Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string
   if (!m.opsets.count("")) m.opsets[""] = 1;
   m.producer_name = mp_in.producer_name();
   m.producer_version = mp_in.producer_version();
+  m.domain = mp_in.domain();
+  m.model_version = mp_in.model_version();
+  m.doc_string = mp_in.doc_string();
+  m.graph_doc_string = mp_in.graph().doc_string();
   for (const auto& kv : mp_in.metadata_props()) m.metadata_props[kv.key()] = kv.value();
 
   const onnx::ModelProto* mp = &mp_in;

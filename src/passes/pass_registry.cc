@@ -13,6 +13,13 @@ PassRegistry& PassRegistry::Global() {
     reg->RegisterPass("constant-folding", MakeConstantFoldingPass);
     reg->RegisterPass("fuse-hardswish", MakeFuseHardSwishPass);
     reg->RegisterPass("fuse-conv", MakeFuseConvPass);
+    reg->RegisterPass("fold-shapes", MakeFoldShapesPass);
+    reg->RegisterPass("fuse-layer-norm", MakeFuseLayerNormPass);
+    reg->RegisterPass("fuse-gelu", MakeFuseGeluPass);
+    reg->RegisterPass("fuse-attention", MakeFuseAttentionPass);
+    reg->RegisterPass("fuse-rotary", MakeFuseRotaryPass);
+    reg->RegisterPass("fuse-matmul-bias", MakeFuseMatMulBiasPass);
+    reg->RegisterPass("fuse-skip-norm", MakeFuseSkipNormPass);
     // Transpose elimination runs first: folding would turn Transpose(W) into a transposed
     // copy, and layout assignment must see the strided views it creates.
     reg->RegisterPipeline("", {"transpose-elimination", "fold-initializers"});
@@ -85,6 +92,7 @@ Status RunPipeline(Model& model, std::vector<std::unique_ptr<Pass>>& pipeline,
     Status st = pass->Run(model, ctx);
     if (!st.ok()) return std::move(st).WithContext(std::string("pass ") + pass->name());
     if (opts.after_pass) opts.after_pass(pass->name(), model);
+    if (opts.report) opts.report(pass->name(), pass->rewrites());
   }
   return Status::Ok();
 }

@@ -12,26 +12,40 @@ class ConstantFoldingPass final : public Pass {
   const char* name() const override { return "constant-folding"; }
   Status Run(Model& model, const PassContext&) override {
     FoldStats stats;
-    return FoldConstants(*model.graph, model, FoldOptions{}, &stats);
+    Status st = FoldConstants(*model.graph, model, FoldOptions{}, &stats);
+    rewrites_ = stats.folded_nodes;
+    return st;
   }
+  size_t rewrites() const override { return rewrites_; }
+
+ private:
+  size_t rewrites_ = 0;
 };
 
 class FuseHardSwishPass final : public Pass {
  public:
   const char* name() const override { return "fuse-hardswish"; }
   Status Run(Model& model, const PassContext&) override {
-    FuseHardSwish(*model.graph);
+    rewrites_ = FuseHardSwish(*model.graph);
     return Status::Ok();
   }
+  size_t rewrites() const override { return rewrites_; }
+
+ private:
+  size_t rewrites_ = 0;
 };
 
 class FuseConvPass final : public Pass {
  public:
   const char* name() const override { return "fuse-conv"; }
   Status Run(Model& model, const PassContext&) override {
-    FuseConv(*model.graph);
+    rewrites_ = FuseConv(*model.graph);
     return Status::Ok();
   }
+  size_t rewrites() const override { return rewrites_; }
+
+ private:
+  size_t rewrites_ = 0;
 };
 
 }  // namespace

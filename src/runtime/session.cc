@@ -10,13 +10,20 @@
 
 namespace vt {
 
-namespace {
-// The registered passes a session runs at creation (passes/pass.h), in order.
-std::vector<std::string> SessionPasses(const SessionOptions& opts) {
+std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
   std::vector<std::string> names;
-  if (opts.fold_constants) names.push_back("constant-folding");
-  if (opts.fuse) names.insert(names.end(), {"fuse-hardswish", "fuse-conv"});
+  if (opts.fold_constants) names.insert(names.end(), {"constant-folding", "fold-shapes", "constant-folding"});
+  if (opts.fuse)
+    names.insert(names.end(), {"fuse-hardswish", "fuse-conv", "fuse-layer-norm", "fuse-gelu",
+                               "fuse-attention", "fuse-rotary", "fuse-matmul-bias", "fuse-skip-norm"});
   return names;
+}
+
+namespace {
+// Passes whose rewrites assume that one dim_param has one size in every input (the ONNX IR's
+// rule; passes/symbolic_shapes.h). The others hold for any sizes.
+bool ReliesOnDimParams(std::string_view pass) {
+  return pass != "constant-folding" && pass != "fuse-hardswish" && pass != "fuse-conv";
 }
 }  // namespace
 
@@ -39,7 +46,11 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->model_ = std::move(model);
   s->opts_ = opts;
   s->pool_ = std::make_unique<BufferPool>();
-  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPasses(opts)));
+  RunPassesOptions pass_opts;
+  pass_opts.report = [&s](const char* pass, size_t rewrites) {
+    if (rewrites > 0 && ReliesOnDimParams(pass)) s->binds_dim_params_ = true;
+  };
+  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
@@ -91,6 +102,33 @@ Status CheckInput(const GraphIO& io, const Value& v, const std::string& file) {
   }
   return Status::Ok();
 }
+
+// The ONNX IR gives a dimension variable (dim_param) one value across the whole graph ("MUST"),
+// and the shape folding and fusions rely on it (passes/symbolic_shapes.h): when one of them
+// rewrote the graph, inputs that bind one name to two sizes are refused. Models no such pass
+// changed run with any sizes, as ONNX Runtime runs them (exporters that write one name, e.g.
+// "?", for unrelated dims).
+Status CheckDimParams(const std::vector<const GraphIO*>& real, const std::vector<Value>& inputs,
+                      const std::string& file) {
+  std::map<std::string, std::pair<int64_t, std::string>> bound;  // name -> (size, input)
+  for (size_t i = 0; i < real.size(); ++i) {
+    const TypeInfo& t = real[i]->spec.type();
+    if (t.kind != TypeInfo::Kind::kTensor || !t.shape || !inputs[i].is_tensor()) continue;
+    const Tensor& x = inputs[i].tensor();
+    if (static_cast<int>(t.shape->size()) != x.rank()) continue;
+    for (size_t d = 0; d < t.shape->size(); ++d) {
+      const std::string& p = (*t.shape)[d].param;
+      if (p.empty()) continue;
+      auto [it, fresh] = bound.emplace(p, std::make_pair(x.dim(static_cast<int>(d)), real[i]->name));
+      if (!fresh && it->second.first != x.dim(static_cast<int>(d)))
+        return InvalidArgument(file + ": input '" + real[i]->name + "' dim " + std::to_string(d) +
+                               " is " + std::to_string(x.dim(static_cast<int>(d))) +
+                               " but dimension '" + p + "' is " + std::to_string(it->second.first) +
+                               " in input '" + it->second.second + "'");
+    }
+  }
+  return Status::Ok();
+}
 }  // namespace
 
 Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
@@ -107,10 +145,16 @@ Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
     VT_RETURN_IF_ERROR(CheckInput(*real[i], inputs[i], file));
     feeds[real[i]->name] = inputs[i];
   }
+  if (binds_dim_params_) VT_RETURN_IF_ERROR(CheckDimParams(real, inputs, file));
   omp_set_num_threads(opts_.threads);
   auto r = runner_->Run(feeds, nullptr, opts_.threads);
   if (!r.ok()) return r.take_status().WithContext(file);
   return r;
+}
+
+std::vector<std::pair<std::string, std::string>> Session::kernel_notes() const {
+  return runner_ != nullptr ? runner_->KernelNotes()
+                            : std::vector<std::pair<std::string, std::string>>{};
 }
 
 }  // namespace vt

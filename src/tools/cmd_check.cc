@@ -4,55 +4,37 @@
 // Exit 0: no error; 1: errors; 2: model unreadable.
 #include <fmt/core.h>
 
-#include <nlohmann/json.hpp>
-
+#include "tools/check_report.h"
 #include "tools/commands.h"
-#include "vtensor/format/model_checker.h"
-#include "vtensor/runtime/decoder_runner.h"
 
 namespace vt::cli {
 
 int CheckCommand(const CheckArgs& a) {
-  auto m = ReadCompiledModel(a.model);
-  if (!m.ok()) {
+  auto report = CheckModelReport(a.model, a.decode);
+  if (!report.ok()) {
     if (a.json) {
-      nlohmann::json j = {{"model", a.model}, {"readable", false}, {"error", m.status().message()}};
+      nlohmann::json j = {
+          {"model", a.model}, {"readable", false}, {"error", report.status().message()}};
       fmt::print("{}\n", j.dump(2));
     }
-    fmt::print(stderr, "error: {}\n", m.status().message());
+    fmt::print(stderr, "error: {}\n", report.status().message());
     return 2;
   }
-  CheckOptions opts;
-  opts.decode = a.decode;
-  opts.run_decoder = RunDecoderFunction;
-  auto findings = CheckCompiledModel(*m, opts);
-  int errors = 0, warnings = 0;
-  for (const auto& f : findings) {
-    errors += f.severity == Severity::kError;
-    warnings += f.severity == Severity::kWarning;
-  }
+  const nlohmann::json& j = *report;
   if (a.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& f : findings)
-      list.push_back({{"severity", SeverityName(f.severity)}, {"rule", f.rule},
-                      {"entry", f.entry}, {"source_name", f.source_name},
-                      {"field", f.field}, {"message", f.message}});
-    nlohmann::json j = {{"model", a.model},
-                        {"readable", true},
-                        {"compiled_tensors", m->ext.compiled_tensors_size()},
-                        {"errors", errors},
-                        {"warnings", warnings},
-                        {"findings", list}};
     fmt::print("{}\n", j.dump(2));
   } else {
-    for (const auto& f : findings)
-      fmt::print("{}: {} [{}] entry {}{}: {}: {}\n", a.model, SeverityName(f.severity), f.rule,
-                 f.entry, f.source_name.empty() ? "" : " (" + f.source_name + ")", f.field,
-                 f.message);
+    for (const auto& f : j["findings"]) {
+      const std::string source = f["source_name"];
+      fmt::print("{}: {} [{}] entry {}{}: {}: {}\n", a.model, f["severity"].get<std::string>(),
+                 f["rule"].get<std::string>(), f["entry"].get<int>(),
+                 source.empty() ? "" : " (" + source + ")", f["field"].get<std::string>(),
+                 f["message"].get<std::string>());
+    }
     fmt::print("{}: {} compiled tensors, {} errors, {} warnings\n", a.model,
-               m->ext.compiled_tensors_size(), errors, warnings);
+               j["compiled_tensors"].get<int>(), j["errors"].get<int>(), j["warnings"].get<int>());
   }
-  return errors ? 1 : 0;
+  return j["errors"].get<int>() ? 1 : 0;
 }
 
 }  // namespace vt::cli

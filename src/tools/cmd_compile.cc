@@ -1,7 +1,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 
 #include "tools/commands.h"
@@ -10,26 +9,12 @@
 namespace vt::cli {
 
 int CompileCommand(const CompileArgs& a) {
-  CompileModelOptions o;
-  for (const auto& d : a.devices.empty() ? std::vector<std::string>{"native"} : a.devices) {
-    auto isa = IsaFromArchitecture(d);
-    if (!isa) {
-      fmt::print(stderr, "error: --device '{}': expected native, x86_64-avx512, x86_64-avx2 or "
-                         "x86_64-baseline\n", d);
-      return 2;
-    }
-    // `native` and its architecture name, or a repeated flag, are one device.
-    if (std::find(o.devices.begin(), o.devices.end(), *isa) == o.devices.end())
-      o.devices.push_back(*isa);
-  }
-  auto profile = WeightProfileFromName(a.profile);
-  if (!profile) {
-    fmt::print(stderr, "error: --profile '{}': expected exact or compact\n", a.profile);
+  auto opts = CompileOptionsFromNames(a.devices, a.profile, a.payload, a.algo);
+  if (!opts.ok()) {
+    fmt::print(stderr, "error: {}\n", opts.status().message());
     return 2;
   }
-  o.profile = *profile;
-  o.external_payload = a.payload != "inline";
-  o.digest = *DigestAlgorithmFromName(a.algo);
+  CompileModelOptions o = std::move(*opts);
   const bool tty = a.progress && ::isatty(STDERR_FILENO);
   if (tty)
     o.progress = [](size_t done, size_t total, uint64_t bytes) {

@@ -1,16 +1,27 @@
-// `vtensor passes MODEL [--target T] [--print-after-all]`: runs the target's
+// `vtensor passes MODEL [--target T] [--print-after-all] [--session]`: runs the target's
 // pass pipeline and prints the graph with its layouts in text form (passes/graph_printer.h).
+// --session runs the passes a Session runs at creation instead (constant and shape folding,
+// the fusions: runtime/session.h SessionPassNames), on the model as a Session loads it, and
+// prints "pass NAME: N rewrites" per pass before the graph, so the fused nodes can be seen.
 #include <fmt/core.h>
 
 #include "tools/commands.h"
 #include "vtensor/passes/capture.h"
 #include "vtensor/passes/graph_printer.h"
 #include "vtensor/passes/pass.h"
+#include "vtensor/graph/onnx_import.h"
+#include "vtensor/runtime/session.h"
 
 namespace vt::cli {
 
 int PassesCommand(const PassesArgs& a) {
-  auto m = LoadModelForCompile(a.model);
+  if (a.session && !a.target.empty()) {
+    fmt::print(stderr, "error: --session and --target exclude each other\n");
+    return 2;
+  }
+  ImportOptions io;
+  io.infer_shapes = !a.session;  // as Session::Load, which binds shapes at run time
+  auto m = a.session ? LoadModel(a.model, io) : LoadModelForCompile(a.model);
   if (!m.ok()) {
     fmt::print(stderr, "error: {}\n", m.status().message());
     return 2;
@@ -22,7 +33,10 @@ int PassesCommand(const PassesArgs& a) {
       fmt::print("// ----- after {} -----\n{}", pass, PrintGraphText(model));
     };
   }
-  Status st = RunPasses(*m, a.target, opts);
+  if (a.session)
+    opts.report = [](const char* pass, size_t n) { fmt::print("pass {}: {} rewrites\n", pass, n); };
+  Status st = a.session ? RunNamedPasses(*m, SessionPassNames(SessionOptions{}), opts)
+                        : RunPasses(*m, a.target, opts);
   if (!st.ok()) {
     fmt::print(stderr, "error: {}: {}\n", a.model, st.message());
     return 2;

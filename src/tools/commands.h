@@ -61,6 +61,7 @@ struct PassesArgs {
   std::string model;
   std::string target;  // empty: no target
   bool print_after_all = false;
+  bool session = false;  // the passes a Session runs (runtime/session.h SessionPassNames)
 };
 int PassesCommand(const PassesArgs& a);  // 0 ok, 2 error
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -343,6 +344,31 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   }
   if (summary) *summary = sum;
   return Status::Ok();
+}
+
+Expected<CompileModelOptions> CompileOptionsFromNames(const std::vector<std::string>& devices,
+                                                      const std::string& profile,
+                                                      const std::string& payload,
+                                                      const std::string& algo) {
+  CompileModelOptions o;
+  for (const auto& d : devices.empty() ? std::vector<std::string>{"native"} : devices) {
+    auto isa = IsaFromArchitecture(d);
+    if (!isa)
+      return InvalidArgument("--device '" + d +
+                             "': expected native, x86_64-avx512, x86_64-avx2 or x86_64-baseline");
+    if (std::find(o.devices.begin(), o.devices.end(), *isa) == o.devices.end())
+      o.devices.push_back(*isa);
+  }
+  auto p = WeightProfileFromName(profile);
+  if (!p) return InvalidArgument("--profile '" + profile + "': expected exact or compact");
+  o.profile = *p;
+  if (payload != "external" && payload != "inline")
+    return InvalidArgument("--payload '" + payload + "': expected external or inline");
+  o.external_payload = payload == "external";
+  auto a = DigestAlgorithmFromName(algo);
+  if (!a) return InvalidArgument("--algo '" + algo + "': expected blake3 or sha256");
+  o.digest = *a;
+  return o;
 }
 
 }  // namespace vt

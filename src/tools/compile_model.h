@@ -38,6 +38,16 @@ struct CompileModelSummary {
   size_t kept_entries = 0;     // entries of other architectures kept from MODEL
 };
 
+// Options from the names `vtensor compile` takes (the Python package's `vtensor.compile` too):
+// `devices` (native, x86_64-avx512, x86_64-avx2, x86_64-baseline; empty = native; `native` and
+// its architecture name, or a repeated name, are one device), `profile` (exact | compact),
+// `payload` (external | inline), `algo` (blake3 | sha256). Errors: InvalidArgument naming the
+// flag, the value and the accepted values.
+Expected<CompileModelOptions> CompileOptionsFromNames(const std::vector<std::string>& devices,
+                                                      const std::string& profile,
+                                                      const std::string& payload,
+                                                      const std::string& algo);
+
 // Errors: NotFound / InvalidArgument for an unreadable model (naming the file), any session
 // creation error for a device, IoError for writes; on error no output file is left behind.
 Status CompileModel(const std::string& model_path, const std::string& out_path,

@@ -16,7 +16,8 @@ void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
                   "x86_64-baseline");
   cmd->add_flag("--no-cache", f->no_cache, "ignore compiled tensors (pack every weight)");
   cmd->add_flag("--explain", f->explain,
-                "print each weight's form candidates, why each was rejected, and HIT/MISS");
+                "print each weight's form candidates, why each was rejected, HIT/MISS, and what "
+                "kernels chose (microkernel row, KV cache layout)");
 }
 
 Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) {
@@ -64,6 +65,7 @@ void PrintExplain(const Session& s, FILE* out) {
       fmt::print(out, "  {} {}{}\n", c.rejected.empty() ? "+" : "-", c.description,
                  c.rejected.empty() ? "" : ": rejected: " + c.rejected);
   }
+  for (const auto& [node, note] : s.kernel_notes()) fmt::print(out, "node {}: {}\n", node, note);
   PrintCacheReport(s, out);
 }
 

@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
   passes_cmd->add_option("--target", passes.target,
                          "x86_64-avx512, x86_64-avx2, x86_64-baseline, iree-llvm-cpu or native");
   passes_cmd->add_flag("--print-after-all", passes.print_after_all, "print the graph after each pass");
+  passes_cmd->add_flag("--session", passes.session,
+                       "run the passes a session runs (folding, shape folding, fusions) instead of a "
+                       "target's; print one count line per pass, then the graph");
 
   vt::cli::ExportArgs exp;
   auto* export_cmd = app.add_subcommand("export", "Export a model as StableHLO MLIR or JSON");

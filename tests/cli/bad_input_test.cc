@@ -425,5 +425,76 @@ TEST_F(BadInput, MatMulNBitsWeightsDisagreeWithAttributes) {
   ExpectModelRejected(m, "g_idx[5] = 3");
 }
 
+// --- com.microsoft GroupQueryAttention with a KV cache that does not fit ----------------------
+
+onnx::TensorProto Int32Tensor(const std::string& name, const std::vector<int64_t>& dims,
+                              const std::vector<int32_t>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::INT32);
+  for (int64_t d : dims) t.add_dims(d);
+  for (int32_t v : values) t.add_int32_data(v);
+  return t;
+}
+
+// Decode step: query x[1,1,32] (4 heads of 8), key / value [1,1,16] (2 KV heads), past
+// [1,2,5,8], seqlens_k {5}, total_sequence_length 6.
+onnx::ModelProto GqaModel(int32_t seqlen, int64_t past_heads) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.set_producer_name("vtensor-cli-test");
+  m.add_opset_import()->set_version(13);
+  auto* ms = m.add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("gqa");
+  AddFloatIO(g->add_input(), "x", {1, 1, 32});
+  AddFloatIO(g->add_output(), "y", {1, 1, 32});
+  *g->add_initializer() = FloatTensor("k", {1, 1, 16}, std::vector<float>(16, 0.5f));
+  *g->add_initializer() = FloatTensor("v", {1, 1, 16}, std::vector<float>(16, 0.25f));
+  const size_t past = static_cast<size_t>(past_heads * 5 * 8);
+  *g->add_initializer() = FloatTensor("pk", {1, past_heads, 5, 8}, std::vector<float>(past, 1));
+  *g->add_initializer() = FloatTensor("pv", {1, past_heads, 5, 8}, std::vector<float>(past, 2));
+  *g->add_initializer() = Int32Tensor("seqlens", {1}, {seqlen});
+  *g->add_initializer() = Int32Tensor("total", {}, {6});
+  auto* n = g->add_node();
+  n->set_name("gqa");
+  n->set_op_type("GroupQueryAttention");
+  n->set_domain("com.microsoft");
+  for (const char* in : {"x", "k", "v", "pk", "pv", "seqlens", "total"}) n->add_input(in);
+  n->add_output("y");
+  for (const auto& [k, v] : {std::pair<const char*, int64_t>{"num_heads", 4},
+                             {"kv_num_heads", 2}}) {
+    auto* a = n->add_attribute();
+    a->set_name(k);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  return m;
+}
+
+TEST_F(BadInput, GroupQueryAttentionValidModelRuns) {
+  EXPECT_EXIT_WITH(Vtensor({"run", WriteModel(GqaModel(5, 2))}), 0, "");
+}
+
+// --explain names the attention microkernel row and the layout of the present KV cache.
+TEST_F(BadInput, GroupQueryAttentionExplainNamesKvCacheLayout) {
+  ProcessResult r = Vtensor({"run", WriteModel(GqaModel(5, 2)), "--explain"});
+  EXPECT_EXIT_WITH(r, 0, "node gqa: attention_");
+  EXPECT_NE(r.output.find("present_key / present_value kv_cache.bnsh with spare capacity"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(BadInput, GroupQueryAttentionSeqlensBeyondCache) {
+  ExpectModelRejected(GqaModel(9, 2), "node 'gqa' (com.microsoft.GroupQueryAttention, opset 1): "
+                                      "input seqlens_k[0] = 9 is outside the KV cache");
+}
+
+TEST_F(BadInput, GroupQueryAttentionPastKeyWrongHeads) {
+  ExpectModelRejected(GqaModel(5, 3), "input past_key [1,3,5,8]");
+}
+
 }  // namespace
 }  // namespace vt::testing

@@ -101,6 +101,10 @@ struct Model {
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" = ai.onnx) -> version
   std::string producer_name, producer_version;
+  std::string domain;          // ModelProto.domain (reverse-DNS namespace of the model)
+  int64_t model_version = 0;   // ModelProto.model_version
+  std::string doc_string;      // ModelProto.doc_string
+  std::string graph_doc_string;  // GraphProto.doc_string of the main graph
   std::map<std::string, std::string> metadata_props;
   std::shared_ptr<Graph> graph;
   // Model-local functions are inlined by the importer (see format/onnx_import.h).

@@ -8,8 +8,8 @@
 // Pipelines (PassRegistry::PipelineFor):
 //   no target:  transpose-elimination (flag absorption only), fold-initializers
 //   any target: transpose-elimination, fold-initializers, layout-assignment
-// A Session runs its own list by name (RunNamedPasses): constant-folding, then the fusions
-// (fuse-hardswish, fuse-conv), each switched by SessionOptions.
+// A Session runs its own list by name (RunNamedPasses; runtime/session.h SessionPassNames):
+// constant-folding, fold-shapes, then the fusions, each switched by SessionOptions.
 #pragma once
 
 #include <functional>
@@ -36,6 +36,9 @@ class Pass {
   // Errors: the pass's own (each documented on its factory); the model may then be partly
   // rewritten and must be discarded.
   virtual Status Run(Model& model, const PassContext& ctx) = 0;
+  // Rewrites the last Run made (patterns fused, values folded), for `vtensor passes`; 0 for
+  // passes that do not count.
+  virtual size_t rewrites() const { return 0; }
 };
 
 using PassFactory = std::function<std::unique_ptr<Pass>()>;
@@ -65,6 +68,8 @@ class PassRegistry {
 struct RunPassesOptions {
   // Called after each pass with its name (for --print-after-all).
   std::function<void(const char* pass, const Model& model)> after_pass;
+  // Called after each pass with its name and Pass::rewrites().
+  std::function<void(const char* pass, size_t rewrites)> report;
 };
 
 // Runs `target`'s pipeline on `model` ("" = no target). Errors: PipelineFor's, or the first
@@ -83,5 +88,13 @@ std::unique_ptr<Pass> MakeLayoutAssignmentPass();
 std::unique_ptr<Pass> MakeConstantFoldingPass();  // passes/constant_folding.h
 std::unique_ptr<Pass> MakeFuseHardSwishPass();    // passes/fusion.h
 std::unique_ptr<Pass> MakeFuseConvPass();         // passes/fusion.h
+// Shape folding and the transformer fusions (passes/transformer_fusion.h).
+std::unique_ptr<Pass> MakeFoldShapesPass();
+std::unique_ptr<Pass> MakeFuseLayerNormPass();
+std::unique_ptr<Pass> MakeFuseGeluPass();
+std::unique_ptr<Pass> MakeFuseAttentionPass();
+std::unique_ptr<Pass> MakeFuseRotaryPass();
+std::unique_ptr<Pass> MakeFuseMatMulBiasPass();
+std::unique_ptr<Pass> MakeFuseSkipNormPass();
 
 }  // namespace vt

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vtensor/base/status.h"
@@ -24,7 +25,8 @@ struct SessionOptions {
   int threads = 1;  // OpenMP intra-op threads (>= 1)
   // Evaluate constant subgraphs once at creation (runtime/constant_folding.h).
   bool fold_constants = true;
-  // Apply graph fusions (runtime/fusion.h); they need folded constants to match.
+  // Apply graph fusions (passes/fusion.h, passes/transformer_fusion.h); they need folded
+  // constants to match.
   bool fuse = true;
   // Kernel architecture of packed weights: the host's best ISA by default. Compiled
   // entries hit only for this architecture.
@@ -42,6 +44,11 @@ struct SessionOptions {
 
 class GraphRunner;
 class BufferPool;
+
+// The registered passes (passes/pass.h) a session runs at creation, in order: constant
+// folding, shape folding and folding again (fold_constants), then the fusions (fuse;
+// passes/fusion.h, passes/transformer_fusion.h). `vtensor passes --session` runs the same list.
+std::vector<std::string> SessionPassNames(const SessionOptions& opts);
 
 class Session {
  public:
@@ -65,14 +72,18 @@ class Session {
   const std::vector<GraphIO>& outputs() const { return model_.graph->outputs; }
 
   // Runs once. `inputs` follow inputs() order. Returns outputs in outputs() order.
-  // Errors: InvalidArgument for a wrong count, dtype or a shape contradicting a fixed dim;
-  // any kernel error (naming node, op type and opset).
+  // Errors: InvalidArgument for a wrong count, dtype or a shape contradicting a fixed dim, or
+  // (when a session pass relied on it, e.g. a transformer fusion) for inputs that give one
+  // dim_param two sizes; any kernel error (naming node, op type and opset).
   Expected<std::vector<Value>> Run(const std::vector<Value>& inputs);
 
   // HIT / MISS(reason) of every compiled entry, in file order (empty without entries).
   const std::vector<CacheEntryReport>& cache_report() const { return cache_->report(); }
   // Every constant-weight decision (form candidates and why each was rejected).
   const std::vector<WeightDecision>& weight_decisions() const { return provider_->decisions(); }
+  // (node, description) of the kernels that describe their choices (exec/kernel_description.h),
+  // in execution order: e.g. an attention node's microkernel row and its KV cache layout.
+  std::vector<std::pair<std::string, std::string>> kernel_notes() const;
   // Set when the model's fields 27-29 could not be parsed (all entries then ignored).
   const std::string& extension_error() const { return extension_error_; }
 
@@ -84,6 +95,8 @@ class Session {
   std::unique_ptr<WeightCache> cache_;
   std::unique_ptr<WeightProvider> provider_;
   std::string extension_error_;
+  // A session pass relied on dim_params binding one size each (Run then checks the inputs).
+  bool binds_dim_params_ = false;
   std::unique_ptr<GraphRunner> runner_;
 };
 

@@ -139,40 +139,41 @@ bool IsDense(const F32DwConvParams& p, int kh, int kw) {
 // Strided dense filters: in phase-plane coordinates a stride-(SH, SW) KH x KW filter splits
 // into SH * SW dense sub-filters, one per phase plane; sub-filter (ph, pw) holds the taps
 // r = rr * SH + ph, s = ss * SW + pw at off[ph * KW + pw] + rr * x_pitch + ss. Each is
-// register-blocked like DenseStep, all accumulating into the same R output rows.
+// register-blocked like DenseStep, all accumulating into the same R output rows. The loads are
+// ordered so that every output still takes its taps in filter order (r, then s), as Row() and
+// DenseStep() do: input row rho of phase row ph feeds tap row r = (rho - j) * SH + ph of output
+// row j, and rho ascending, then ph, then s walks each output's taps in that order. Every output
+// position is then summed the same way, whichever step computes it.
 template <int KH, int KW, int SH, int SW, int R, int NV>
 __attribute__((always_inline)) inline void PhasedStep(const F32DwConvParams& p,
                                                       const __m512 (&wv)[KH * KW],
                                                       const float* x, int tail, float* y) {
   const __mmask16 last = tail >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << tail) - 1u);
+  constexpr int kRr = (KH + SH - 1) / SH;  // tap rows per phase row, at most
   __m512 acc[R][NV];
 #pragma GCC unroll 8
   for (int j = 0; j < R; ++j)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[j][v] = _mm512_set1_ps(p.bias);
-#pragma GCC unroll 4
-  for (int ph = 0; ph < SH; ++ph) {
-#pragma GCC unroll 4
-    for (int pw = 0; pw < SW; ++pw) {
-      const int khp = (KH - ph + SH - 1) / SH, kwp = (KW - pw + SW - 1) / SW;
-      const float* xb = x + p.off[ph * KW + pw];
 #pragma GCC unroll 16
-      for (int rho = 0; rho < R + (KH + SH - 1) / SH - 1; ++rho) {
-        if (rho >= R + khp - 1) break;
-#pragma GCC unroll 8
-        for (int ss = 0; ss < (KW + SW - 1) / SW; ++ss) {
-          if (ss >= kwp) break;
-          const float* xs = xb + rho * static_cast<int64_t>(p.x_pitch) + ss;
+  for (int rho = 0; rho < R + kRr - 1; ++rho) {
 #pragma GCC unroll 4
-          for (int v = 0; v < NV; ++v) {
-            const __m512 xv = v == NV - 1 ? _mm512_maskz_loadu_ps(last, xs + 16 * v)
-                                          : _mm512_loadu_ps(xs + 16 * v);
+    for (int ph = 0; ph < SH; ++ph) {
+      const int khp = (KH - ph + SH - 1) / SH;
+      if (rho >= R + khp - 1) continue;
 #pragma GCC unroll 8
-            for (int rr = 0; rr < (KH + SH - 1) / SH; ++rr) {
-              const int j = rho - rr;
-              if (rr < khp && j >= 0 && j < R)
-                acc[j][v] = _mm512_fmadd_ps(wv[(rr * SH + ph) * KW + ss * SW + pw], xv, acc[j][v]);
-            }
+      for (int s = 0; s < KW; ++s) {
+        const float* xs = x + p.off[ph * KW + s % SW] + rho * static_cast<int64_t>(p.x_pitch) +
+                          s / SW;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          const __m512 xv = v == NV - 1 ? _mm512_maskz_loadu_ps(last, xs + 16 * v)
+                                        : _mm512_loadu_ps(xs + 16 * v);
+#pragma GCC unroll 8
+          for (int rr = 0; rr < kRr; ++rr) {
+            const int j = rho - rr;
+            if (rr < khp && j >= 0 && j < R)
+              acc[j][v] = _mm512_fmadd_ps(wv[(rr * SH + ph) * KW + s], xv, acc[j][v]);
           }
         }
       }

@@ -120,5 +120,50 @@ TEST(DwConvPhasePlanes, MatchesDirect) {
             }
 }
 
+// Every output position takes its taps in the same order whichever path computes it (the
+// register-blocked dense and phased steps, their column tails, the row loop for the rows left
+// over): a constant input with distinct tap weights and no padding gives bit-identical outputs.
+TEST(DwConvPhasePlanes, ConstantInputGivesIdenticalOutputs) {
+  std::mt19937 g(11);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (const F32DwConvKernel& kr : F32DwConvKernels()) {
+    if (!kr.supported()) continue;
+    for (int64_t K : {3, 5, 7})
+      for (int64_t SH : {1, 2})
+        for (int64_t SW : {1, 2}) {
+          const int64_t H = 19, W = 45;
+          const int64_t OH = (H - K) / SH + 1, OW = (W - K) / SW + 1;
+          const std::vector<float> x(static_cast<size_t>(H * W), 0.7f);
+          std::vector<float> w(static_cast<size_t>(K * K));
+          for (auto& v : w) v = d(g);
+          F32ConvPhasePlanes pl{};
+          pl.C = 1;
+          pl.KH = K;
+          pl.KW = K;
+          pl.SH = SH;
+          pl.SW = SW;
+          pl.DH = 1;
+          pl.DW = 1;
+          pl.Hq = OH + (K - 1) / SH;
+          pl.Wq = OW + (K - 1) / SW;
+          std::vector<float> planes(F32ConvPhasePlanesFloats(1, SH, SW, pl.Hq, pl.Wq));
+          BuildF32ConvPhasePlanes(x.data(), 1, H, W, 0, 0, pl, planes.data());
+          pl.planes = planes.data();
+          std::vector<int64_t> off(static_cast<size_t>(K * K));
+          for (size_t t = 0; t < off.size(); ++t) off[t] = F32ConvPhasePlanesTapOffset(pl, t);
+          std::vector<float> wide(static_cast<size_t>(OH * pl.Wq));
+          F32DwConvParams p{static_cast<size_t>(pl.Wq), static_cast<size_t>(OH),
+                            static_cast<size_t>(pl.Wq), static_cast<size_t>(pl.Wq),
+                            off.size(), off.data(), w.data(), 0.5f};
+          kr.fn(&p, planes.data(), wide.data());
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow)
+              ASSERT_EQ(wide[oh * pl.Wq + ow], wide[0])
+                  << kr.name << " K=" << K << " SH=" << SH << " SW=" << SW << " at (" << oh << ", "
+                  << ow << ")";
+        }
+  }
+}
+
 }  // namespace
 }  // namespace vt::kernels

@@ -10,19 +10,18 @@
 namespace vt::kernels {
 namespace {
 
-// Cache blocking. KC: a kc x NR B micro-panel (48 KiB at NR = 32) stays in L1 while the
-// MR-row A micro-panels of the MC x KC block (in L2) stream past it. A panel of NR >= 64 does
-// not fit L1 at any useful KC (it streams from L2), so those rows take a longer KC: fewer
-// passes over C (K = 1024 in two blocks instead of three). NC bounds the KC x NC packed B
-// block (in L3); it is large because every NC block packs all of A again (at NC = 1024 a
-// 2048^3 GEMM packed A twice).
+// Cache blocking. KC: one sum group (f32_gemm_ukernel.h), so that the tiles' sum groups and
+// blocks fall on the same steps whatever the kernel: a kc x NR B micro-panel (64 KiB at
+// NR = 32) stays in L2 while the MR-row A micro-panels of the MC x KC block stream past it.
+// (The 32-wide rows took 384 before the sum groups; with 512 and the groups, four conv-shaped
+// GEMMs on the 8x32 row measured 0.95-1.02x, paired, on a loaded machine.) NC bounds the KC x NC packed B block (in L3); it is large because every NC block
+// packs all of A again (at NC = 1024 a 2048^3 GEMM packed A twice).
 // Tiles that read A in place from its rows (ReadsARows) pack no A, so NC no longer has to be
 // large; a 512-column B block (1 MiB at KC 512) stays in L2 next to a 96-row A block, instead
 // of coming back from L3 for every M block. Measured with the 6x64 row, one thread, against
 // NC 4096 / MC 384: 1024^3 1.027x (B rows packed per call) and 1.019x (prepacked panels),
 // 4096x1024x1024 1.01x.
-constexpr size_t kKc = 384;
-constexpr size_t kKcWide = 512;
+constexpr size_t kKc = kF32GemmSumGroup;
 constexpr size_t kNc = 4096;
 constexpr size_t kMc = 384;
 constexpr size_t kNcRowsA = 512;
@@ -90,7 +89,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
   // not blocked and the panels are read front to back, one sequential stream over the whole
   // weight, which keeps the hardware prefetcher at full memory bandwidth.
   const bool stream_b = b.kind == F32GemmB::Kind::kPanels && m_end - m_begin <= mr;
-  const size_t kc_block = stream_b ? std::max<size_t>(K, 1) : (nr >= 64 ? kKcWide : kKc);
+  const size_t kc_block = stream_b ? std::max<size_t>(K, 1) : kKc;
   const size_t kc_max = std::min(kc_block, std::max<size_t>(K, 1));
   const bool rows_a = a_panels == nullptr && ReadsARows(kernel, a, n_end - n_begin, stream_b);
   const size_t nc_max = std::max(nr, (rows_a ? kNcRowsA : kNc) / nr * nr);

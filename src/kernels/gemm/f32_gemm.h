@@ -4,9 +4,12 @@
 // that are not already in panel form (f32_gemm_pack.h) and calls one table microkernel
 // (f32_gemm_table.h) per MR x NR tile. B may be prepacked panels (constant weights), a plain
 // matrix, or a callback that produces panel blocks on demand (im2col for Conv). With
-// threads > 1 the tiles are split over OpenMP threads; the result does not depend on the
-// thread count (each C element is reduced in the same order). Subnormal operands and results
-// are flushed to zero while the microkernels run (kernels/cpu/flush_denormals.h).
+// threads > 1 the tiles are split over OpenMP threads. Each C element is summed in the order of
+// f32_gemm_ukernel.h, with sum blocks counted from k = 0 (for a kKnGroups operand, from each
+// group's first step), so the result depends neither on the thread count nor on which kernel
+// row of the same products (F32GemmKernel::products), tile or tail computes the element:
+// constant weights give bit-identical columns. Subnormal operands and results are flushed to
+// zero while the microkernels run (kernels/cpu/flush_denormals.h).
 #pragma once
 
 #include <cstddef>

@@ -25,7 +25,8 @@ const F32GemmKernel kKernels[] = {
     {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported, false},
     {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported, false},
     {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported, false},
-    {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always, false},
+    {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always, false, false,
+     F32GemmProducts::kRounded},
 };
 
 const F32GemmKernel& Choose() {

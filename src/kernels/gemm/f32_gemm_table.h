@@ -26,6 +26,9 @@ struct F32GemmKernel {
   // and the driver runs it on B prepacked at half its width (F32GemmKernelForPanels): a wide
   // tile over the narrower panels the weight cache stores.
   bool split_b = false;
+  // How the ukernel forms each product (f32_gemm_ukernel.h): fused into the sum on every row
+  // but the portable one.
+  F32GemmProducts products = F32GemmProducts::kFused;
 };
 
 // All rows, in order of preference (fastest first).
@@ -54,8 +57,9 @@ const F32GemmKernel& F32GemmRowForM(const F32GemmKernel& base, size_t m);
 // The kernel for a GEMM of `m` rows and `n` columns whose B operand is not prepacked (read in
 // place or packed per call, so its panel width is free): the default ISA's widest-NR row when
 // the GEMM is large enough to fill its tiles (m >= 4 * its MR and n >= 2 * its NR; measured
-// about 5% faster at 1024^3 on AVX-512), else F32GemmKernelForM(m). Every row sums each C
-// element in the same k order, so the choice never changes results. F32GemmKernelForM(m)
+// about 5% faster at 1024^3 on AVX-512), else F32GemmKernelForM(m). The rows of an ISA sum each C
+// element in the same order (f32_gemm_ukernel.h), so the choice never changes results.
+// F32GemmKernelForM(m)
 // when VT_F32_GEMM_KERNEL names a kernel.
 const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n);
 
@@ -66,8 +70,8 @@ const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n);
 // than F32GemmRowForM(base, m) does, else F32GemmRowForM(base, m). Measured on AVX-512 (6x64
 // over NR 32 panels against the M row, one thread): 1.08x at 1024^3, 1.02-1.24x at M = 24-512,
 // 0.94x at M = 32 (36 padded rows against 32: not taken). Ignores VT_F32_GEMM_KERNEL and CPU
-// support. Every row sums each C element in the same k order, so the choice never changes
-// results.
+// support. The rows of an ISA sum each C element in the same order (f32_gemm_ukernel.h), so
+// the choice never changes results.
 const F32GemmKernel& F32GemmRowForPanels(const F32GemmKernel& base, size_t m, size_t n);
 
 // The kernel for such a GEMM against panels of the default kernel's NR:

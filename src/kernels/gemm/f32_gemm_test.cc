@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -26,6 +28,16 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, s
   const float tol = 1e-5f * static_cast<float>(k + 1) + 1e-6f;
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::fabs(want[i]))) << what << " at " << i;
+  }
+}
+
+// Bit for bit (the sign of zeros included).
+void ExpectBitIdentical(const std::vector<float>& got, const std::vector<float>& want,
+                        const std::string& what) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i]))
+        << what << " at " << i << ": " << got[i] << " != " << want[i];
   }
 }
 
@@ -54,8 +66,9 @@ struct TileEpilogue {
 size_t TileCStride(size_t NR) { return NR + 5; }
 std::vector<float> TileC(size_t MR, size_t NR) { return Random(MR * TileCStride(NR), 5); }
 
-// Runs kr's ukernel and the reference twin on the same initial C (TileC) and compares them,
-// elements outside mr x nc included (they must stay bit-identical); returns the kernel's C.
+// Runs kr's ukernel and the reference twin on the same initial C (TileC) and compares them bit
+// for bit (the twin defines the summation order), elements outside mr x nc included; returns
+// the kernel's C.
 std::vector<float> ExpectTileMatchesReference(const F32GemmKernel& kr, size_t mr, size_t nc,
                                               size_t kc, const float* a, const float* b,
                                               size_t b_stride, const F32GemmTileParams& p,
@@ -63,10 +76,11 @@ std::vector<float> ExpectTileMatchesReference(const F32GemmKernel& kr, size_t mr
   const size_t c_stride = TileCStride(kr.nr);
   auto got = TileC(kr.mr, kr.nr), want = got;
   kr.ukernel(mr, nc, kc, a, b, b_stride, got.data(), c_stride, &p);
-  F32GemmUkernelReference(kr.mr, kr.nr, mr, nc, kc, a, b, b_stride, want.data(), c_stride, &p);
-  ExpectNear(got, want, kc,
-             std::string(kr.name) + what + " kc=" + std::to_string(kc) +
-                 " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc));
+  F32GemmUkernelReference(kr.mr, kr.nr, mr, nc, kc, a, b, b_stride, want.data(), c_stride, &p,
+                          kr.products);
+  ExpectBitIdentical(got, want,
+                     std::string(kr.name) + what + " kc=" + std::to_string(kc) +
+                         " mr=" + std::to_string(mr) + " nc=" + std::to_string(nc));
   return got;
 }
 
@@ -74,7 +88,10 @@ TEST_P(UkernelTest, MatchesReferenceOnOddTiles) {
   const F32GemmKernel& kr = GetParam();
   if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
   const size_t MR = kr.mr, NR = kr.nr;
-  for (size_t kc : {0, 1, 7, 17, 33, 257}) {
+  // kc across the sum blocks and groups (f32_gemm_ukernel.h): one block, one and a bit, two and
+  // a bit, a group and a bit, one and a half groups, two groups and a short third (whole and
+  // short blocks side by side in the decode and narrow rows).
+  for (size_t kc : {0, 1, 7, 17, 33, 128, 129, 257, 300, 513, 777, 1100}) {
     for (size_t mr = 1; mr <= MR; ++mr) {
       for (size_t nc : {size_t{1}, size_t{7}, NR / 2, NR / 2 + 1, NR - 1, NR}) {
         if (nc > NR || nc == 0) continue;  // contract: 1 <= nc <= NR
@@ -104,7 +121,7 @@ TEST_P(UkernelTest, RowsAMatchesReference) {
   if (!kr.rows_a) GTEST_SKIP() << kr.name << " reads packed A only";
   if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
   const size_t MR = kr.mr, NR = kr.nr;
-  for (size_t kc : {1, 7, 17, 33, 257}) {
+  for (size_t kc : {1, 7, 17, 33, 257, 777}) {
     const size_t lda = kc + 3;
     for (size_t mr = 1; mr <= MR; ++mr) {
       for (size_t nc : {size_t{1}, size_t{7}, NR / 2 + 1, NR - 1, NR}) {
@@ -144,7 +161,7 @@ TEST_P(UkernelTest, SplitBMatchesReference) {
   if (!kr.split_b) GTEST_SKIP() << kr.name << " reads one B panel only";
   if (!kr.supported()) GTEST_SKIP() << kr.name << " not supported on this CPU";
   const size_t MR = kr.mr, NR = kr.nr, half = NR / 2;
-  for (size_t kc : {1, 7, 17, 33, 257}) {
+  for (size_t kc : {1, 7, 17, 33, 257, 777}) {
     for (size_t mr = 1; mr <= MR; ++mr) {
       for (size_t nc : {size_t{1}, size_t{7}, half, half + 1, NR - 1, NR}) {
         for (int mode = 0; mode < 6; ++mode) {
@@ -206,6 +223,36 @@ std::vector<float> Naive(size_t M, size_t N, size_t K, const std::vector<float>&
   return c;
 }
 
+// The driver's result as the summation order defines it (f32_gemm_ukernel.h): the twin over each
+// whole row of C, K counted from 0, or from each group's first step when B's rows come in groups
+// of `group_rows` (0: one group).
+std::vector<float> Reference(const F32GemmKernel& kr, size_t M, size_t N, size_t K,
+                             const std::vector<float>& a, const std::vector<float>& b,
+                             const std::vector<float>& c0, const F32GemmEpilogue& ep,
+                             size_t group_rows = 0) {
+  std::vector<float> c = c0;
+  const size_t g = group_rows == 0 ? std::max<size_t>(K, 1) : group_rows;
+  for (size_t m = 0; m < M; ++m) {
+    size_t k0 = 0;
+    do {
+      const size_t kc = std::min(g, K - k0);
+      F32GemmTileParams p;
+      p.alpha = ep.alpha;
+      p.accumulate = ep.accumulate || k0 > 0;
+      p.bias_m = ep.bias_m && !p.accumulate ? ep.bias_m + m : nullptr;
+      p.bias_n = ep.bias_n && !p.accumulate ? ep.bias_n : nullptr;
+      p.clamp = ep.clamp && k0 + kc >= K;
+      p.min = ep.min;
+      p.max = ep.max;
+      p.a_stride = std::max<size_t>(K, 1);  // row m of A read in place
+      F32GemmUkernelReference(1, N, 1, N, kc, a.data() + m * K + k0, b.data() + k0 * N, N,
+                              c.data() + m * N, N, &p, kr.products);
+      k0 += kc;
+    } while (k0 < K);
+  }
+  return c;
+}
+
 std::vector<float> Transpose(const std::vector<float>& x, size_t rows, size_t cols) {
   std::vector<float> t(x.size());
   for (size_t r = 0; r < rows; ++r)
@@ -255,6 +302,7 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
       std::copy(b.begin() + k * N, b.begin() + (k + 1) * N, gc.groups.back().begin() + (k - k0) * gc.ld);
   }
   if (gc.groups.empty()) gc.groups.emplace_back(1, 0.0f);
+  bool checked_reference = false;
   for (int akind = 0; akind < 4; ++akind) {
     for (int bkind = 0; bkind < 7; ++bkind) {
       if (bkind == 6 && !kr.split_b) continue;
@@ -296,10 +344,16 @@ void CheckDriver(const F32GemmKernel& kr, size_t M, size_t N, size_t K, int thre
       }
       auto got = c0;
       F32Gemm(kr, M, N, K, A, B, got.data(), N, ep, threads);
-      ExpectNear(got, Naive(M, N, K, a, b, c0, ep), K,
-                 std::string(kr.name) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                     " K=" + std::to_string(K) + " A=" + std::to_string(akind) +
-                     " B=" + std::to_string(bkind) + " threads=" + std::to_string(threads));
+      const std::string what = std::string(kr.name) + " M=" + std::to_string(M) +
+                               " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+                               " A=" + std::to_string(akind) + " B=" + std::to_string(bkind) +
+                               " threads=" + std::to_string(threads);
+      const auto want = Reference(kr, M, N, K, a, b, c0, ep, bkind == 4 ? kGroupRows : 0);
+      if (!checked_reference) {  // the reference itself against float64 sums
+        ExpectNear(want, Naive(M, N, K, a, b, c0, ep), K, what + " (reference)");
+        checked_reference = true;
+      }
+      ExpectBitIdentical(got, want, what);
     }
   }
 }
@@ -411,6 +465,60 @@ TEST(F32GemmDriver, ThreadedMatchesSerial) {
 TEST(F32GemmDriver, ZeroK) {
   const auto& kr = DefaultF32GemmKernel();
   CheckDriver(kr, 7, 17, 0, 1);
+}
+
+// Every column of a row is summed in the same order whichever tile, tail or thread computes it,
+// and so is every row of a column: a constant B gives bit-identical columns, a constant A
+// (every row the same) bit-identical rows, on every kernel row, for N across full tiles and
+// tails (1000 = 31 x 32 + 8, 33, 65), M across tile heights and tails (1, 7, 13) and B as
+// prepacked panels (the decode path at M = 1), read in place and packed per block. K = 4096
+// (32 sum blocks) where ONNX's light models hit it (M = 1, N = 1000), else 600.
+TEST(F32GemmDriver, ConstantOperandsGiveIdenticalColumnsAndRows) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> pos(0.0f, 1000.0f);  // large post-ReLU activations
+  for (const auto& kr : F32GemmKernels()) {
+    if (!kr.supported()) continue;
+    for (size_t M : {1, 7, 13})
+      for (size_t N : {1000, 33, 65}) {
+        const size_t K = M == 1 && N == 1000 ? 4096 : 600;
+        std::vector<float> a_rand(M * K), b_rand(K * N);
+        for (auto& x : a_rand) x = pos(gen);
+        for (auto& x : b_rand) x = pos(gen) * 1e-3f;
+        std::vector<float> a_same(M * K);  // every row the same
+        for (size_t m = 0; m < M; ++m)
+          std::copy(a_rand.begin(), a_rand.begin() + K, a_same.begin() + m * K);
+        const std::vector<float> b_const(K * N, 0.37f);
+        auto bias_n = Random(N, 15);
+        for (int bkind = 0; bkind < 3; ++bkind) {
+          for (int pass = 0; pass < 2; ++pass) {  // 0: constant B, 1: constant A
+            const auto& a = pass == 0 ? a_rand : a_same;
+            const auto& b = pass == 0 ? b_const : b_rand;
+            const size_t w = kr.split_b ? kr.nr / 2 : kr.nr;
+            F32Panels bp = MakeF32PanelsFromKn(w, K, N, b.data(), N);
+            CallbackCtx cb{b.data(), N};
+            F32GemmB B;
+            if (bkind == 0) B = {F32GemmB::Kind::kPanels, nullptr, 0, &bp};
+            if (bkind == 1) B = {F32GemmB::Kind::kKn, b.data(), N};
+            if (bkind == 2) B = {F32GemmB::Kind::kCallback, nullptr, 0, nullptr, PackFromKn, &cb};
+            const F32GemmA A{F32GemmA::Kind::kMk, a.data(), K, nullptr};
+            F32GemmEpilogue ep;
+            if (pass == 1) ep.bias_n = bias_n.data();  // per column: rows stay equal
+            std::vector<float> c(M * N);
+            const int threads = bkind == 2 ? 2 : 1;
+            F32Gemm(kr, M, N, K, A, B, c.data(), N, ep, threads);
+            const std::string what = std::string(kr.name) + " M=" + std::to_string(M) +
+                                     " N=" + std::to_string(N) + " B=" + std::to_string(bkind);
+            for (size_t m = 0; m < M; ++m)
+              for (size_t n = 0; n < N; ++n) {
+                const float want = pass == 0 ? c[m * N] : c[n];
+                ASSERT_EQ(std::bit_cast<uint32_t>(c[m * N + n]), std::bit_cast<uint32_t>(want))
+                    << what << (pass == 0 ? " constant B" : " constant A") << " at m=" << m
+                    << " n=" << n << ": " << c[m * N + n] << " != " << want;
+              }
+          }
+        }
+      }
+  }
 }
 
 TEST(F32GemmPack, PanelsRoundTrip) {

@@ -16,13 +16,42 @@
 // The result written is
 //   t = alpha * sum_k A(i,k) B(k,j) + (accumulate ? C(i,j) : bias_m[i] + bias_n[j])
 //   C(i,j) = clamp ? min(max(t, min), max) : t
-// with absent biases counting as 0. The driver sets `accumulate` on every K block but the
-// first and `clamp` only on the last one, so the activation sees the full sum.
+// with absent biases counting as 0, summed in this order (every kernel, whatever its tile
+// shape, and every tail of it gives the same bits; F32GemmUkernelReference spells it out):
+//   r = accumulate ? C(i,j) : bias_m[i] + bias_n[j]
+//   for each sum group, the steps [k0, k0 + kF32GemmSumGroup) of [0, kc) in turn:
+//     for each sum block of the group, its steps [k1, k1 + kF32GemmSumBlock) in turn:
+//       s = 0; for k in the block: s = fma(A(i,k), B(k,j), s)   (one rounding per step)
+//       g = first block of the group ? s : g + s
+//     r = r + alpha * g                                          (alpha * g rounded first)
+//   C(i,j) = clamp ? min(max(r, min), max) : r    (max/min as the vector instructions: the
+//                                                  second operand on equality or NaN)
+// The portable row rounds each product before adding it instead (s = s + A*B, no FMA on its
+// baseline ISA; F32GemmProducts::kRounded).
+// The driver sets `accumulate` on every K block but the first and `clamp` only on the last
+// one, so the activation sees the full sum; its K blocks are multiples of the sum group, so a
+// whole GEMM sums each element in groups and blocks counted from k = 0 (from each group's first
+// step for kKnGroups operands), whichever kernel, tile, tail, K block or thread computes it.
+// The three levels keep the float32 error of long reductions low: a sum of K terms is about
+// 128 + 4 + K / 512 roundings deep instead of K (docs/accuracy.md).
 #pragma once
 
 #include <cstddef>
 
 namespace vt::kernels {
+
+// Reduction steps summed from zero in one chain (sum block), and steps whose blocks are added
+// up before their sum joins the running value of a C element (sum group). Measured against
+// float64 on all-positive inputs (docs/accuracy.md), 128 x 4 is more accurate than ONNX
+// Runtime's MLAS (256-step blocks added into C) from K = 256 to 16384, where 128-step blocks
+// added straight into C were not past K = 4096; the tiles pay one load, add and store of their
+// accumulators per block. The driver's K blocks are multiples of the group.
+inline constexpr size_t kF32GemmSumBlock = 128;
+inline constexpr size_t kF32GemmSumGroup = 4 * kF32GemmSumBlock;
+
+// How a kernel forms the product of a step: fused into the sum (one rounding, FMA hardware), or
+// rounded before being added (the portable row, for CPUs without FMA).
+enum class F32GemmProducts { kFused, kRounded };
 
 // Per-tile epilogue. Plain data; pointers are already offset to the tile's first row/col.
 struct F32GemmTileParams {
@@ -50,11 +79,13 @@ using F32GemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kc, const float* 
                                   const F32GemmTileParams* params);
 
 // Scalar reference twin of any MR x NR kernel: same contract (A packed or, with
-// params->a_stride != 0, read in place), plain loops, float accumulation in k order. Tests
-// compare every table kernel against it.
+// params->a_stride != 0, read in place), plain loops in the summation order above, with the
+// products of the kernel's row (F32GemmKernel::products). Tests compare every table kernel
+// against it bit for bit.
 void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t kc,
                              const float* a, const float* b, size_t b_stride, float* c,
-                             size_t c_stride, const F32GemmTileParams* params);
+                             size_t c_stride, const F32GemmTileParams* params,
+                             F32GemmProducts products);
 
 // Portable fallback (plain C++, vectorised by the compiler for the baseline ISA).
 void f32_gemm_4x16_scalar(size_t mr, size_t nc, size_t kc, const float* a, const float* b,

@@ -3,10 +3,12 @@
 // Before opset 13 the input is coerced to 2-D at `axis` (default 1): rows are the flattened
 // dims [axis, rank). From opset 13 the op normalises along the single dim `axis` (default -1).
 // Both are the [outer, n, inner] form; inner == 1 is the contiguous-row fast path, otherwise
-// rows of `inner` running maxima/sums keep the inner loop unit-stride.
+// rows of `inner` running maxima/sums keep the inner loop unit-stride. Sums are folded in the
+// blocks of blocked_fold.h (long rows stay accurate in float32).
 #include <cmath>
 #include <limits>
 
+#include "ops/common/blocked_fold.h"
 #include "ops/common/op_util.h"
 #include "ops/common/reduce_dtype.h"
 #include "ops/reduce/reduce_exp.h"
@@ -48,20 +50,17 @@ void SoftmaxRow(Kind k, const T* x, int64_t n, T* y) {
     return;
   }
   const T shift = SafeShift(RowMax(x, n));
-  T sum = 0;
+  auto add = [](T a, T b) { return a + b; };
   if (k == Kind::kSoftmax) {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t r = 0; r < n; ++r) {
-      const T e = ExpNonPositive<T>(x[r] - shift);
-      y[r] = e;
-      sum += e;
-    }
+#pragma omp simd
+    for (int64_t r = 0; r < n; ++r) y[r] = ExpNonPositive<T>(x[r] - shift);
+    const T sum = BlockedFold<T>(y, n, T(0), [](T e) { return e; }, add);
     const T inv = T(1) / sum;
 #pragma omp simd
     for (int64_t r = 0; r < n; ++r) y[r] *= inv;
   } else {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t r = 0; r < n; ++r) sum += ExpNonPositive<T>(x[r] - shift);
+    const T sum = BlockedFold<T>(x, n, T(0),
+                                 [shift](T v) { return ExpNonPositive<T>(v - shift); }, add);
     const T off = shift + std::log(sum);
 #pragma omp simd
     for (int64_t r = 0; r < n; ++r) y[r] = x[r] - off;
@@ -91,16 +90,15 @@ void SoftmaxStrided(Kind k, const T* x, int64_t n, int64_t inner, T* y) {
       pm[i] = (row[i] > pm[i] || row[i] != row[i]) ? row[i] : pm[i];
   }
   for (int64_t i = 0; i < inner; ++i) pm[i] = SafeShift(pm[i]);
+  auto add = [](T a, T b) { return a + b; };
   if (k == Kind::kSoftmax) {
     for (int64_t r = 0; r < n; ++r) {
       const T* row = x + r * inner;
       T* out = y + r * inner;
 #pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) {
-        out[i] = ExpNonPositive<T>(row[i] - pm[i]);
-        ps[i] += out[i];
-      }
+      for (int64_t i = 0; i < inner; ++i) out[i] = ExpNonPositive<T>(row[i] - pm[i]);
     }
+    BlockedFoldColumns<T>(y, n, inner, T(0), [](T e, int64_t) { return e; }, add, ps);
     for (int64_t i = 0; i < inner; ++i) ps[i] = T(1) / ps[i];
     for (int64_t r = 0; r < n; ++r) {
       T* out = y + r * inner;
@@ -108,11 +106,8 @@ void SoftmaxStrided(Kind k, const T* x, int64_t n, int64_t inner, T* y) {
       for (int64_t i = 0; i < inner; ++i) out[i] *= ps[i];
     }
   } else {
-    for (int64_t r = 0; r < n; ++r) {
-      const T* row = x + r * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) ps[i] += ExpNonPositive<T>(row[i] - pm[i]);
-    }
+    BlockedFoldColumns<T>(x, n, inner, T(0),
+                          [pm](T v, int64_t i) { return ExpNonPositive<T>(v - pm[i]); }, add, ps);
     for (int64_t i = 0; i < inner; ++i) ps[i] = pm[i] + std::log(ps[i]);
     for (int64_t r = 0; r < n; ++r) {
       const T* row = x + r * inner;

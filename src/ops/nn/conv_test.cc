@@ -1,6 +1,7 @@
 // Conv against a double-precision reference over the geometries that select each execution
 // mode (pointwise, tap-major, packed, depthwise, N-d), with W fed, stored as an initializer or
-// produced by a Constant node (prepacked), one and two threads, plus error handling.
+// produced by a Constant node (prepacked), one and two threads, plus error handling; and positions
+// summed alike (a constant input gives equal outputs).
 #include <gtest/gtest.h>
 
 #include "ops/nn/nn_test_util.h"
@@ -149,6 +150,50 @@ TEST(Conv, MatchesReferenceEveryModeAndWeightSource) {
 
 TEST(Conv, ThreadsMatchReference) {
   for (const auto& c : Cases()) Check(c, Source::kInitializer, 2);
+}
+
+// Every output position of a channel is summed in the same order whichever tile, tail, slice or
+// thread computes it (kernels/gemm/f32_gemm_ukernel.h, f32_dwconv_avx512.cc): a constant input
+// with distinct weights and no padding gives bit-identical positions, in every execution mode,
+// with output channels and positions past the tile sizes.
+TEST(Conv, ConstantInputGivesIdenticalPositions) {
+  const ConvCase cases[] = {
+      {{1, 40, 19, 23}, {13, 40, 1, 1}},                   // pointwise
+      {{1, 32, 19, 23}, {13, 32, 3, 3}},                   // tap-major
+      {{1, 128, 50, 40}, {7, 128, 3, 3}},                  // tap-major, several slices
+      {{1, 3, 33, 35}, {16, 3, 3, 3}, 1, {2, 2}},          // packed
+      {{1, 8, 33, 70}, {8, 1, 3, 3}, 8},                   // depthwise
+      {{1, 5, 21, 22}, {5, 1, 5, 5}, 5, {2, 2}},           // depthwise, strided
+      {{1, 4, 19, 27}, {4, 1, 3, 3}, 4, {2, 1}},           // depthwise, phased rows
+      {{1, 20, 300}, {9, 20, 4}, 1, {1}, {2}},             // 1-D
+  };
+  for (const ConvCase& c : cases)
+    for (int threads : {1, 2}) {
+      const std::vector<double> x(static_cast<size_t>(NumElements(c.x)), 0.37);
+      const auto w = Random(static_cast<size_t>(NumElements(c.w)), 2);
+      const auto b = Random(static_cast<size_t>(c.w[0]), 3);
+      NnCall call;
+      call.op = "Conv";
+      call.opset = 11;
+      call.inputs = {testing::MakeTensor(DType::kFloat32, c.x, x),
+                     testing::MakeTensor(DType::kFloat32, c.w, w),
+                     testing::MakeTensor(DType::kFloat32, {c.w[0]}, b)};
+      call.sources = {Source::kFeed, Source::kInitializer, Source::kInitializer};
+      call.threads = threads;
+      call.attrs.push_back(AttrInt("group", c.group));
+      if (!c.strides.empty()) call.attrs.push_back(AttrInts("strides", c.strides));
+      if (!c.dilations.empty()) call.attrs.push_back(AttrInts("dilations", c.dilations));
+      auto r = call.Run();
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      const Tensor& y = (*r)[0].tensor();
+      const auto v = testing::Values(y);
+      const int64_t planes = y.dim(0) * y.dim(1), area = y.numel() / planes;
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t i = 1; i < area; ++i)
+          ASSERT_EQ(v[static_cast<size_t>(p * area + i)], v[static_cast<size_t>(p * area)])
+              << "Conv x" << ShapeToString(c.x) << " w" << ShapeToString(c.w) << " g" << c.group
+              << " threads " << threads << ": plane " << p << " position " << i;
+    }
 }
 
 TEST(Conv, Float16ComputesInF32) {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/common/blocked_fold.h"
 #include "ops/common/op_util.h"
 #include "ops/common/reduce_dtype.h"
 #include "ops/reduce/reduce_exp.h"
@@ -22,8 +23,8 @@ namespace {
 
 enum class Kind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
-// Accumulator of a sum-like fold: float stays float (fast, and the partial accumulators keep
-// the error well inside ONNX's test tolerance); integers accumulate in uint64_t, which wraps
+// Accumulator of a sum-like fold: float stays float (fast, and the blocked partial accumulators
+// keep the error low; blocked_fold.h); integers accumulate in uint64_t, which wraps
 // like two's complement without signed-overflow UB, and are reinterpreted at the end.
 template <typename T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, T, uint64_t>;
@@ -56,40 +57,23 @@ T Finish(A a, bool mean, int64_t n) {
   }
 }
 
-// Folds x = [outer, reduce, inner] into acc[outer * inner] with acc = comb(acc, map(x)).
-// Rows (inner == 1) keep kLanes independent accumulators so the loop vectorises without
-// reassociating a single chain; strided rows update `inner` accumulators with unit stride.
+// Folds x = [outer, reduce, inner] into acc[outer * inner] with acc = comb(acc, map(x)), in the
+// blocks of blocked_fold.h: rows (inner == 1) keep kFoldLanes independent accumulators so the
+// loop vectorises, strided rows update `inner` accumulators with unit stride; long reductions
+// are combined pairwise block by block, which keeps float sums accurate.
 template <typename T, typename A, typename Map, typename Comb>
 void Fold(const T* x, int64_t outer, int64_t reduce, int64_t inner, A init, Map map, Comb comb,
           A* acc, int threads) {
   const int64_t work = outer * reduce * inner;
   if (inner == 1) {
-    constexpr int kLanes = 16;
     ParallelRows(outer, work, threads, [&](int64_t o) {
-      const T* row = x + o * reduce;
-      A lane[kLanes];
-      for (int j = 0; j < kLanes; ++j) lane[j] = init;
-      int64_t r = 0;
-      for (; r + kLanes <= reduce; r += kLanes) {
-#pragma omp simd
-        for (int j = 0; j < kLanes; ++j) lane[j] = comb(lane[j], map(row[r + j]));
-      }
-      for (int j = 0; r < reduce; ++r, ++j) lane[j] = comb(lane[j], map(row[r]));
-      for (int w = kLanes / 2; w > 0; w /= 2)
-        for (int j = 0; j < w; ++j) lane[j] = comb(lane[j], lane[j + w]);
-      acc[o] = lane[0];
+      acc[o] = BlockedFold<A>(x + o * reduce, reduce, init, map, comb);
     });
     return;
   }
   ParallelRows(outer, work, threads, [&](int64_t o) {
-    A* a = acc + o * inner;
-    for (int64_t i = 0; i < inner; ++i) a[i] = init;
-    const T* base = x + o * reduce * inner;
-    for (int64_t r = 0; r < reduce; ++r) {
-      const T* row = base + r * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) a[i] = comb(a[i], map(row[i]));
-    }
+    BlockedFoldColumns<A>(x + o * reduce * inner, reduce, inner, init,
+                          [&](T v, int64_t) { return map(v); }, comb, acc + o * inner);
   });
 }
 
@@ -133,21 +117,18 @@ void ReduceLogSumExp(const T* x, int64_t outer, int64_t reduce, int64_t inner, T
     const T* m = mx.data() + o * inner;
     const T* base = x + o * reduce * inner;
     T* y = out + o * inner;
+    auto add = [](T a, T b) { return a + b; };
     if (inner == 1) {
       const T shift = m[0];
-      T sum = 0;
-#pragma omp simd reduction(+ : sum)
-      for (int64_t r = 0; r < reduce; ++r) sum += ExpNonPositive<T>(base[r] - shift);
+      const T sum = BlockedFold<T>(base, reduce, T(0),
+                                   [shift](T v) { return ExpNonPositive<T>(v - shift); }, add);
       y[0] = std::isfinite(shift) ? shift + std::log(sum) : shift;
       return;
     }
-    std::vector<T> sum(static_cast<size_t>(inner), T(0));
+    std::vector<T> sum(static_cast<size_t>(inner));
     T* ps = sum.data();
-    for (int64_t r = 0; r < reduce; ++r) {
-      const T* row = base + r * inner;
-#pragma omp simd
-      for (int64_t i = 0; i < inner; ++i) ps[i] += ExpNonPositive<T>(row[i] - m[i]);
-    }
+    BlockedFoldColumns<T>(base, reduce, inner, T(0),
+                          [m](T v, int64_t i) { return ExpNonPositive<T>(v - m[i]); }, add, ps);
     for (int64_t i = 0; i < inner; ++i) y[i] = std::isfinite(m[i]) ? m[i] + std::log(ps[i]) : m[i];
   });
 }

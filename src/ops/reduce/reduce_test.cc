@@ -124,6 +124,27 @@ TEST(Reduce, OddSizesOnBothFastPaths) {
   }
 }
 
+// Long float32 sums stay accurate on both paths (ops/common/blocked_fold.h): 2^20 + 5 copies of 0.1 along
+// the row (a row of 16 sequential lanes would drift by ~1e-3) and down 100003 strided rows of 3
+// columns, against float64; Mean, SumSquare and LogSumExp (whose sum of exponentials is the long
+// one) as well.
+TEST(Reduce, LongFloatSumsStayAccurate) {
+  for (int64_t axis : {0, 1}) {
+    const int64_t n = axis == 1 ? (int64_t{1} << 20) + 5 : 100003;
+    const Shape shape = axis == 1 ? Shape{1, n} : Shape{n, 3};
+    const std::vector<double> x(static_cast<size_t>(NumElements(shape)), double(0.1f));
+    for (const char* op : {"ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceLogSumExp"}) {
+      OpCall c{op, 18, {}, {F32(shape, x), I64({1}, {static_cast<double>(axis)})}};
+      const auto got = Values(RunOne(c));
+      const auto want = Reference(op, x, shape, {axis});
+      ASSERT_EQ(got.size(), want.size()) << op;
+      for (size_t i = 0; i < got.size(); ++i)
+        EXPECT_LT(std::fabs(got[i] - want[i]), 4e-6 * std::fabs(want[i]))
+            << op << " axis " << axis << " at " << i << ": " << got[i] << " vs " << want[i];
+    }
+  }
+}
+
 TEST(Reduce, DefaultAxesReduceEverythingAndNoopKeepsInput) {
   Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor all = RunOne(OpCall{"ReduceSum", 13, {AttrInt("keepdims", 0)}, {x}});

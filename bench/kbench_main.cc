@@ -56,6 +56,7 @@
 #include "kernels/nbits/nbits_gemm.h"
 #include "kernels/nbits/nbits_pack.h"
 #include "kernels/q4/q4_gemm.h"
+#include "vtensor/base/aligned_alloc.h"
 
 namespace {
 
@@ -68,23 +69,7 @@ bool g_quick = false;
 
 // 64-byte aligned storage (a cache line), as the runtime's tensors are: both libraries get the
 // same buffers, and no row of A, B or C starts mid-line because of malloc's 16-byte alignment.
-template <typename T>
-struct Aligned64 {
-  using value_type = T;
-  Aligned64() = default;
-  template <typename U>
-  Aligned64(const Aligned64<U>&) {}
-  T* allocate(size_t n) {
-    void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
-    if (p == nullptr) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, size_t) { std::free(p); }
-  template <typename U>
-  bool operator==(const Aligned64<U>&) const { return true; }
-};
-template <typename T>
-using AlignedVector = std::vector<T, Aligned64<T>>;
+using vt::AlignedVector;
 
 template <typename T>
 AlignedVector<T> RandomVector(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
@@ -491,14 +476,10 @@ uint64_t Sum(const uint64_t* p, size_t n) {
 
 void ReadFloor(benchmark::State& st, size_t bytes) {
   const size_t words = bytes / 8;
-  struct Free {
-    void operator()(uint64_t* p) const { std::free(p); }
-  };
-  std::vector<std::unique_ptr<uint64_t[], Free>> copies;
+  std::vector<vt::AlignedArray<uint64_t>> copies;
   for (size_t i = 0; i < Copies(bytes); ++i) {
-    auto* p = static_cast<uint64_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-    for (size_t j = 0; j < words; ++j) p[j] = j * 0x9E3779B97F4A7C15ull;
-    copies.emplace_back(p);
+    copies.push_back(vt::AllocateAlignedArray<uint64_t>(words));
+    for (size_t j = 0; j < words; ++j) copies.back()[j] = j * 0x9E3779B97F4A7C15ull;
   }
   size_t i = 0;
   for (auto _ : st) {

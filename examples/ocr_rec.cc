@@ -17,13 +17,18 @@
 #include "ctc_greedy.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
-#include "tools/compare.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+// "float32[1,3,48,320]" for a tensor.
+std::string Describe(const vt::Value& v) {
+  if (!v.is_tensor()) return v.is_sequence() ? "a sequence" : "an empty optional";
+  return std::string(vt::DTypeName(v.tensor().dtype())) + vt::ShapeToString(v.tensor().shape());
+}
 
 struct Args {
   std::string model, input, keys;
@@ -47,7 +52,7 @@ int Main(const Args& a) {
   auto sess = vt::Session::Load(a.model, so);
   double create_ms = Ms(Clock::now() - t0);
   if (!sess.ok()) return Fail(sess.status());
-  vt::Session& s = **sess;
+  const vt::Session& s = **sess;
   if (s.inputs().size() != 1 || s.outputs().size() != 1)
     return Fail(vt::InvalidArgument(a.model + ": expected a recognition model with one input and "
                                     "one output, got " + std::to_string(s.inputs().size()) +
@@ -73,13 +78,13 @@ int Main(const Args& a) {
   if (!v.is_tensor() || v.tensor().dtype() != vt::DType::kFloat32 || v.tensor().rank() != 3 ||
       v.tensor().dim(0) != 1)
     return Fail(vt::InvalidArgument("output '" + s.outputs()[0].name + "' is " +
-                                    vt::DescribeValue(v) + ", expected float32[1,T,C]"));
+                                    Describe(v) + ", expected float32[1,T,C]"));
   vt::Tensor probs = v.tensor().Contiguous();
   auto text = vt::ocr::CtcGreedyDecode(probs.data<float>(), probs.dim(1), probs.dim(2), *keys);
   if (!text.ok()) return Fail(text.status());
 
   fmt::print("model: {}\n", a.model);
-  fmt::print("input: {} {}\n", s.inputs()[0]->name, vt::DescribeValue(inputs[0]));
+  fmt::print("input: {} {}\n", s.inputs()[0]->name, Describe(inputs[0]));
   fmt::print("text: {}\n", text->text);
   fmt::print("confidence: {:.4f}\n", text->confidence);
   fmt::print("session creation: {:.1f} ms\n", create_ms);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds vtensor-ort-bench (bench/ort/: ONNX Runtime timed through its C API) into BUILD and
-# prints its path. The normal build never needs ONNX Runtime; this script fetches, once, into
+# prints its path; with --program generate, vtensor-ort-generate (bench/ort/ort_generate_main.cc:
+# the greedy decoder loop of `vtensor generate` in ONNX Runtime) instead. The normal build never needs ONNX Runtime; this script fetches, once, into
 # ${VTENSOR_ORT_CACHE:-$HOME/.cache/vtensor/ort}:
 #   onnxruntime-node-1.30.0/   npm onnxruntime-node 1.30.0: its bundled libonnxruntime.so.1 is the
 #                              library linked (the same binary the Node binding loads)
@@ -8,7 +9,8 @@
 #                              com.github.asus4.onnxruntime@0.4.9; only the headers are kept
 # The program is rebuilt when a bench/ort source is newer than it.
 #
-# usage: scripts/build_ort_bench.sh [--build DIR]   (default: $VTENSOR_BUILD_DIR or ./build)
+# usage: scripts/build_ort_bench.sh [--build DIR] [--program bench|generate]
+#        (BUILD default: $VTENSOR_BUILD_DIR or ./build)
 # Exit 77 when node or npm is missing (ctest: skipped), 2 on any other failure.
 set -euo pipefail
 
@@ -19,14 +21,17 @@ ORT_VERSION=1.30.0
 HEADERS_PACKAGE=com.github.asus4.onnxruntime@0.4.9
 HEADERS_IN_PACKAGE='package/Plugins/iOS~/onnxruntime.xcframework/ios-arm64/onnxruntime.framework/Headers'
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
+PROGRAM=bench
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --program) PROGRAM="$2"; shift 2 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "build_ort_bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 die() { echo "build_ort_bench: $*" >&2; exit 2; }
+[[ "$PROGRAM" == bench || "$PROGRAM" == generate ]] || die "--program must be bench or generate"
 for tool in node npm; do
   command -v "$tool" >/dev/null || { echo "build_ort_bench: '$tool' not found; skipped" >&2; exit 77; }
 done
@@ -72,10 +77,14 @@ if [[ ! -f "$INCLUDE/onnxruntime_c_api.h" ]]; then
   mv "$tmp/include" "$INCLUDE"  # atomic within one file system
 fi
 
-# --- vtensor-ort-bench -------------------------------------------------------------------------
+# --- vtensor-ort-bench / vtensor-ort-generate --------------------------------------------------
+# Each program is its *_main.cc with every bench/ort source that is not a main.
 mkdir -p "$BUILD"
-BIN="$BUILD/vtensor-ort-bench"
-SRC=("$ROOT"/bench/ort/*.cc)
+BIN="$BUILD/vtensor-ort-$PROGRAM"
+SRC=("$ROOT/bench/ort/ort_${PROGRAM}_main.cc")
+for f in "$ROOT"/bench/ort/*.cc; do
+  [[ "$f" == *_main.cc ]] || SRC+=("$f")
+done
 stale=0
 [[ -x "$BIN" ]] || stale=1
 for f in "${SRC[@]}" "$ROOT"/bench/ort/*.h "${BASH_SOURCE[0]}"; do

@@ -17,9 +17,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "vtensor/base/aligned_alloc.h"
 #include "vtensor/base/blake3.h"
 #include "vtensor/base/file.h"
 
@@ -90,9 +92,10 @@ int main(int argc, char** argv) {
   const size_t n = mib << 20;
   // 64-byte aligned like a mapped file or a vtensor heap Storage (a plain vector's 16-byte
   // alignment splits every 64-byte block load across two cache lines).
-  std::unique_ptr<uint8_t, decltype(&std::free)> mem(static_cast<uint8_t*>(std::aligned_alloc(64, n)),
-                                                     &std::free);
-  if (!mem) {
+  vt::AlignedArray<uint8_t> mem;
+  try {
+    mem = vt::AllocateAlignedArray<uint8_t>(n);
+  } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: cannot allocate {} MiB\n", mib);
     return 2;
   }

@@ -16,19 +16,31 @@ const char* StatusCodeName(StatusCode code) {
   return "UNKNOWN";
 }
 
-Status& Status::WithContext(const std::string& context) & {
-  if (!ok()) message_ = context + ": " + message_;
+std::string Status::message() const {
+  std::string m;
+  for (auto it = context_.rbegin(); it != context_.rend(); ++it) m += *it + ": ";
+  return m + message_;
+}
+
+bool Status::HasContext(std::string_view entry) const {
+  for (const std::string& c : context_)
+    if (c == entry) return true;
+  return false;
+}
+
+Status& Status::WithContext(std::string context) & {
+  if (!ok()) context_.push_back(std::move(context));
   return *this;
 }
 
-Status&& Status::WithContext(const std::string& context) && {
-  if (!ok()) message_ = context + ": " + message_;
+Status&& Status::WithContext(std::string context) && {
+  if (!ok()) context_.push_back(std::move(context));
   return std::move(*this);
 }
 
 std::string Status::ToString() const {
   if (ok()) return "OK";
-  return std::string(StatusCodeName(code_)) + ": " + message_;
+  return std::string(StatusCodeName(code_)) + ": " + message();
 }
 
 Status InvalidArgument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }

@@ -30,6 +30,28 @@ TEST(StatusTest, PropagatesWithContext) {
   EXPECT_EQ(Chain(3, &out).message(), "odd: 3");
 }
 
+TEST(StatusTest, ContextChainKeepsCodeAndOriginalMessage) {
+  Status st = OutOfRange("index 9 outside [0, 4)");
+  st.WithContext("input 'x'").WithContext("model.onnx");
+  EXPECT_EQ(st.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(st.original_message(), "index 9 outside [0, 4)");
+  ASSERT_EQ(st.context().size(), 2u);
+  EXPECT_EQ(st.context()[0], "input 'x'");  // innermost first
+  EXPECT_EQ(st.context()[1], "model.onnx");
+  EXPECT_EQ(st.message(), "model.onnx: input 'x': index 9 outside [0, 4)");
+  EXPECT_EQ(st.ToString(), "OUT_OF_RANGE: model.onnx: input 'x': index 9 outside [0, 4)");
+  EXPECT_TRUE(st.HasContext("input 'x'"));
+  EXPECT_FALSE(st.HasContext("input"));  // whole entries only, never a search of the text
+}
+
+TEST(StatusTest, ContextOnOkIsIgnored) {
+  Status st = Status::Ok();
+  st.WithContext("anything");
+  EXPECT_TRUE(st.ok());
+  EXPECT_TRUE(st.context().empty());
+  EXPECT_EQ(st.ToString(), "OK");
+}
+
 TEST(FileTest, AtomicWriteReplacesAndLeavesNoTemp) {
   std::string dir = ::testing::TempDir();
   std::string p = JoinPath(dir, "vt_atomic_test.bin");

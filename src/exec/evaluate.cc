@@ -15,12 +15,12 @@ Expected<std::vector<Value>> EvaluateModel(const Model& model, const std::vector
   if (inputs.size() != real.size())
     return InvalidArgument("model takes " + std::to_string(real.size()) + " inputs, got " +
                            std::to_string(inputs.size()));
+  VT_ASSIGN_OR_RETURN(auto runner, GraphRunner::Prepare(*model.graph, model));
   BufferPool pool;
-  VT_ASSIGN_OR_RETURN(auto runner, GraphRunner::Prepare(*model.graph, model, &pool));
   std::unordered_map<std::string, Value> feeds;
   for (size_t i = 0; i < real.size(); ++i) feeds[real[i]->name] = inputs[i];
   omp_set_num_threads(threads);
-  return runner->Run(feeds, nullptr, threads);
+  return runner->Run(feeds, &pool, threads);
 }
 
 }  // namespace vt

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "exec/graph_runner.h"
+#include "vtensor/graph/node_status.h"
 #include "vtensor/graph/onnx_import.h"
 
 namespace vt {
@@ -62,7 +63,7 @@ class FunctionKernel : public OpKernel {
   FunctionKernel(const Node& node, const Model& model, const onnx::OpSchema* schema)
       : node_(node), model_(model), schema_(schema) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     std::string key;
     std::vector<onnx::TypeProto> types;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
@@ -78,22 +79,32 @@ class FunctionKernel : public OpKernel {
         key += "r" + std::to_string(v->tensor().rank());
       key += ";";
     }
-    auto it = cache_.find(key);
-    if (it == cache_.end()) {
-      VT_ASSIGN_OR_RETURN(auto g, Build(types, ctx));
-      it = cache_.emplace(key, std::move(g)).first;
-    }
+    VT_ASSIGN_OR_RETURN(std::shared_ptr<Graph> body, Body(key, types, ctx));
     std::vector<Value> ins;
     for (size_t i = 0; i < ctx.num_inputs(); ++i)
       ins.push_back(ctx.input_value(i) ? *ctx.input_value(i) : Value());
-    VT_ASSIGN_OR_RETURN(auto outs, ctx.RunSubgraph(*it->second, ins));
+    VT_ASSIGN_OR_RETURN(auto outs, ctx.RunSubgraph(*body, ins));
     for (size_t o = 0; o < outs.size() && o < ctx.num_outputs(); ++o) ctx.SetOutput(o, outs[o]);
     return Status::Ok();
   }
 
  private:
+  // The expanded body for input signature `key`, built on first use. Concurrent runs share
+  // the cache; a body, once built, is never modified.
+  Expected<std::shared_ptr<Graph>> Body(const std::string& key,
+                                        const std::vector<onnx::TypeProto>& types,
+                                        KernelContext& ctx) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      VT_ASSIGN_OR_RETURN(auto g, Build(types, ctx));
+      it = cache_.emplace(key, std::move(g)).first;
+    }
+    return it->second;
+  }
+
   Expected<std::shared_ptr<Graph>> Build(const std::vector<onnx::TypeProto>& types,
-                                         KernelContext& ctx) {
+                                         KernelContext& ctx) const {
     onnx::NodeProto np;
     np.set_op_type(node_.op_type);
     np.set_domain(node_.domain);
@@ -164,7 +175,8 @@ class FunctionKernel : public OpKernel {
   Node node_;
   const Model& model_;
   const onnx::OpSchema* schema_;
-  std::map<std::string, std::shared_ptr<Graph>> cache_;
+  mutable std::mutex mu_;
+  mutable std::map<std::string, std::shared_ptr<Graph>> cache_;
 };
 
 }  // namespace
@@ -180,9 +192,10 @@ Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const
   if (schema == nullptr || (!schema->HasFunction() && !schema->HasContextDependentFunction())) {
     if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
         node.domain != "com.microsoft")
-      return Unimplemented(node.Describe() + ": unknown domain '" + node.domain + "'");
-    return Unimplemented(node.Describe() + ": no kernel for op '" + op + "' at opset " +
-                         std::to_string(node.opset));
+      return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
+    return AnnotateNode(
+        Unimplemented("no kernel for op '" + op + "' at opset " + std::to_string(node.opset)),
+        node);
   }
   return std::unique_ptr<OpKernel>(new FunctionKernel(node, model, schema));
 }

@@ -1,7 +1,13 @@
 // GraphRunner: a prepared, executable graph (internal to the runtime).
+//
+// Prepared state (the plan, kernels, subgraph runners) is built once and read-only afterwards,
+// so one runner serves any number of concurrent runs; everything a run writes (value slots,
+// kernel input/output lists, buffers) belongs to that run: its ExecFrame on the caller's stack
+// and the BufferPool it holds for its duration (docs/design.md, "Concurrent runs").
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -13,15 +19,64 @@
 
 namespace vt {
 
-// Recycles heap buffers of released intermediates by exact byte size.
+// Recycles heap buffers of released intermediates by exact byte size. Not synchronised: one
+// pool serves one run at a time (BufferPools hands them out).
 class BufferPool {
  public:
   std::shared_ptr<Storage> Get(size_t bytes);
   void Put(std::shared_ptr<Storage> s);
+  size_t pooled_bytes() const { return pooled_bytes_; }
 
  private:
   std::unordered_map<size_t, std::vector<std::shared_ptr<Storage>>> free_;
   size_t pooled_bytes_ = 0;
+};
+
+// A session's buffer pools. A run borrows one pool for its whole duration and returns it; the
+// mutex guards only that hand-over (two lock operations per run, none per node), so a single
+// caller reuses the same warm pool on every run and N concurrent callers hold N pools.
+class BufferPools {
+ public:
+  class Lease {
+   public:
+    Lease(BufferPools* owner, std::unique_ptr<BufferPool> pool)
+        : owner_(owner), pool_(std::move(pool)) {}
+    Lease(Lease&&) = default;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease() {
+      if (pool_) owner_->Return(std::move(pool_));
+    }
+    BufferPool* get() const { return pool_.get(); }
+
+   private:
+    BufferPools* owner_;
+    std::unique_ptr<BufferPool> pool_;
+  };
+
+  // The most recently returned pool, or a new empty one when every pool is in use.
+  Lease Acquire();
+  // Pools created so far (the peak number of concurrent runs).
+  size_t size() const;
+
+ private:
+  void Return(std::unique_ptr<BufferPool> pool);
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<BufferPool>> free_;
+  size_t created_ = 0;
+};
+
+class GraphRunner;
+
+// One run of one graph: its value slots, the enclosing run (outer-scope names of a subgraph)
+// and the run's buffer pool. Lives on the stack of the running thread; kernels reach it through
+// KernelContext (AllocOutput, RunSubgraph).
+struct ExecFrame {
+  const GraphRunner* runner;
+  std::vector<Value>* slots;
+  const ExecFrame* parent;
+  BufferPool* pool;
+  // Value visible under `name` from this frame (own slots, then enclosing frames), or null.
+  const Value* Lookup(const std::string& name) const;
 };
 
 class GraphRunner {
@@ -29,46 +84,63 @@ class GraphRunner {
   // Prepares `graph` (kernels created, order computed). `model` supplies opsets and path.
   // `provider` (may be null: the default) packs or takes cached constant weights.
   static Expected<std::unique_ptr<GraphRunner>> Prepare(const Graph& graph, const Model& model,
-                                                        BufferPool* pool,
                                                         WeightProvider* provider = nullptr);
 
   // Executes with values for graph.inputs by name (missing initializer-backed inputs use the
-  // initializer). `outer` is the enclosing runner's frame for outer-scope names.
-  struct Frame;
+  // initializer), drawing intermediate buffers from `pool` (which this run uses exclusively).
+  // Safe to call from several threads at once, each with its own pool.
   Expected<std::vector<Value>> Run(const std::unordered_map<std::string, Value>& feeds,
-                                   const Frame* outer, int threads);
+                                   BufferPool* pool, int threads) const;
 
-  // Used by KernelContext::RunSubgraph.
+  // Runs subgraph `g` (an attribute of a node in `at`'s graph, or a function body) with
+  // positional inputs; outer-scope names resolve through `at`. Used by KernelContext.
   Expected<std::vector<Value>> RunSubgraph(const Graph& g, const std::vector<Value>& inputs,
-                                           int threads);
-  BufferPool* pool() { return pool_; }
+                                           const ExecFrame& at, int threads) const;
   // (node name, KernelDescription::Describe()) of the main graph's kernels that implement it,
   // in execution order.
   std::vector<std::pair<std::string, std::string>> KernelNotes() const;
   const Model& model() const { return *model_; }
 
-  struct Frame {
-    const GraphRunner* runner;
-    std::vector<Value>* slots;
-    const Frame* parent;
-    const Value* Lookup(const std::string& name) const;
-  };
-
  private:
+  friend struct ExecFrame;
+  // Preparation steps (Prepare runs them in this order).
+  // The slot of value `n` of this graph, created on first sight.
+  int Slot(const std::string& n);
+  // The slot of `n` when this graph has one, else an outer reference (-2 - index).
+  int Ref(const std::string& n);
+  // Slots of initializers, inputs and node outputs (in `order`).
+  void AssignSlots(const std::vector<size_t>& order);
+  // Input / output slots of plan_[p] for `node`; last_use of what it and its subgraphs read.
+  void PlanNodeSlots(size_t p, const Node& node, std::vector<int>* last_use);
+  // Runners of `node`'s subgraphs, prepared now (a subgraph that cannot be prepared stays lazy:
+  // its error surfaces only if a run reaches it).
+  void PrepareSubgraphs(const Node& node);
+  // Output slots, then what each step releases after it ran (values past their last use;
+  // initializers are never released).
+  void PlanReleases(std::vector<int>* last_use);
+
   struct NodePlan {
     const Node* node = nullptr;
     std::unique_ptr<OpKernel> kernel;
     std::vector<int> in_slots;   // -1 absent; <= -2 outer reference (-2 - index)
     std::vector<int> out_slots;  // -1 unused output
     std::vector<int> release_after;
-    std::vector<const Value*> ins;  // reused across runs
-    std::vector<Value> outs;
   };
+  // Subgraphs first prepared during a run: function bodies expanded at run time and
+  // subgraphs whose preparation failed at load (retried, so their error surfaces in the run
+  // that reaches them). Shared by concurrent runs, hence the mutex.
+  struct LazyRunners {
+    std::mutex mu;
+    std::unordered_map<const Graph*, std::unique_ptr<GraphRunner>> runners;
+  };
+
+  Expected<std::vector<Value>> RunIn(const std::unordered_map<std::string, Value>& feeds,
+                                     const ExecFrame* outer, BufferPool* pool, int threads) const;
+  Expected<const GraphRunner*> SubRunner(const Graph& g) const;
 
   const Graph* graph_ = nullptr;
   const Model* model_ = nullptr;
   WeightProvider* provider_ = nullptr;
-  BufferPool* pool_ = nullptr;
   std::unordered_map<std::string, int> slot_of_;
   int num_slots_ = 0;
   std::vector<NodePlan> plan_;
@@ -76,8 +148,11 @@ class GraphRunner {
   std::vector<std::pair<int, const Tensor*>> init_slots_;
   std::vector<int> input_slots_;   // per graph.inputs
   std::vector<int> output_slots_;  // per graph.outputs (-2 - k for outer)
+  size_t max_node_inputs_ = 0;  // sizes of the per-run input and output lists
+  size_t max_node_outputs_ = 0;
+  // Subgraphs prepared with this graph (read-only after Prepare).
   std::unordered_map<const Graph*, std::unique_ptr<GraphRunner>> subrunners_;
-  const Frame* current_frame_ = nullptr;
+  std::unique_ptr<LazyRunners> lazy_ = std::make_unique<LazyRunners>();
 };
 
 // Creates the kernel for `node`: a registered kernel, else an ONNX schema function expansion.

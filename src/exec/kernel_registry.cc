@@ -8,7 +8,7 @@ namespace {
 class FnKernel : public OpKernel {
  public:
   explicit FnKernel(ComputeFn fn) : fn_(fn) {}
-  Status Compute(KernelContext& ctx) override { return fn_(ctx); }
+  Status Compute(KernelContext& ctx) const override { return fn_(ctx); }
 
  private:
   ComputeFn fn_;

@@ -16,6 +16,7 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
+#include "vtensor/graph/node_status.h"
 
 namespace vt::hlo {
 
@@ -131,9 +132,12 @@ class NodeContext {
   Status Subgraph(const Graph& g, const std::vector<Val>& args, std::vector<Val>* outs) {
     return sub_(g, args, outs);
   }
-  Status Error(const std::string& msg) const { return InvalidArgument(node_.Describe() + ": " + msg); }
-  Status Unsupported(const std::string& msg) const {
-    return Unimplemented(node_.Describe() + ": " + msg);
+  // InvalidArgument / Unimplemented naming this node (graph/node_status.h).
+  Status Error(std::string msg) const {
+    return AnnotateNode(InvalidArgument(std::move(msg)), node_);
+  }
+  Status Unsupported(std::string msg) const {
+    return AnnotateNode(Unimplemented(std::move(msg)), node_);
   }
 
  private:

@@ -169,27 +169,28 @@ class Exporter {
       const Node& node = g.nodes[idx];
       hlo::Converter conv = node.domain.empty() ? hlo::FindConverter(node.op_type) : nullptr;
       if (conv == nullptr)
-        return Unimplemented(node.Describe() + ": op '" + (node.domain.empty() ? "" : node.domain + ".") +
-                             node.op_type + "' has no StableHLO conversion");
+        return AnnotateNode(Unimplemented("op '" + (node.domain.empty() ? "" : node.domain + ".") +
+                                          node.op_type + "' has no StableHLO conversion"),
+                            node);
       NodeContext cx(
           node, g, e_, [this](const std::string& n) { return Lookup(n); },
           [this](const Graph& sg, const std::vector<Val>& args, std::vector<Val>* outs) {
             return ConvertSubgraph(sg, args, outs);
           });
       Status st = conv(cx);
-      if (!st.ok()) {
-        if (st.message().find(node.Describe()) == std::string::npos) st.WithContext(node.Describe());
-        return st;
-      }
+      if (!st.ok()) return AnnotateNode(std::move(st), node);
       for (size_t o = 0; o < node.outputs.size(); ++o) {
         if (node.outputs[o].empty()) continue;
         auto it = cx.outputs().find(o);
         if (it == cx.outputs().end())
-          return Unimplemented(node.Describe() + ": output " + std::to_string(o) + " is not converted");
+          return AnnotateNode(Unimplemented("output " + std::to_string(o) + " is not converted"),
+                              node);
         if (it->second.shape != cx.OutShape(o) || it->second.dtype != cx.OutDType(o))
-          return Internal(node.Describe() + ": converted output " + std::to_string(o) + " is " +
-                          std::string(DTypeName(it->second.dtype)) + ShapeToString(it->second.shape) +
-                          ", the graph says " + DTypeName(cx.OutDType(o)) + ShapeToString(cx.OutShape(o)));
+          return AnnotateNode(Internal("converted output " + std::to_string(o) + " is " +
+                                       std::string(DTypeName(it->second.dtype)) +
+                                       ShapeToString(it->second.shape) + ", the graph says " +
+                                       DTypeName(cx.OutDType(o)) + ShapeToString(cx.OutShape(o))),
+                              node);
         scopes_.back().vals[node.outputs[o]] = it->second;
       }
     }

@@ -198,7 +198,7 @@ Expected<std::vector<Tensor>> DecoderInputs(const vtensor::StructTypeProto& t,
     const auto& f = t.fields(i);
     const std::string where = "type '" + t.name() + "' fields[" + std::to_string(i) + "] '" + f.name() + "'";
     auto n = FieldBytes(f);
-    if (!n.ok()) return InvalidArgument(where + ": " + n.status().message());
+    if (!n.ok()) return n.take_status().WithContext(where);
     if (f.offset() < 0 || static_cast<uint64_t>(f.offset()) > size ||
         static_cast<uint64_t>(*n) > size - static_cast<uint64_t>(f.offset()))
       return InvalidArgument(where + ": bytes [" + std::to_string(f.offset()) + ", " +

@@ -155,87 +155,95 @@ std::string Digester::Finish() {
   return std::string(reinterpret_cast<const char*>(d.data()), d.size());
 }
 
-Status CanonicalTensorStream(const onnx::TensorProto& tp, ExternalDataResolver* external,
-                             const std::string& file, const ByteSink& sink) {
-  const std::string where = file + ": tensor '" + tp.name() + "'";
-  const int32_t dt = tp.data_type();
-  const auto info = InfoOf(dt);
-  if (!info)
-    return InvalidArgument(where + ": field data_type: cannot digest element type " +
-                           std::to_string(dt));
-  if (tp.has_segment()) return Unimplemented(where + ": field segment: segmented tensors");
+namespace {
+
+// The element bytes of one tensor as the stream carries them.
+struct StreamedTensor {
+  std::string where;  // "<file>: tensor '<name>'" for errors
+  int32_t dt = 0;
+  TypeInfo info{};
   int64_t numel = 1;
+  size_t raw_bytes = 0;  // bytes of raw_data / external data for the dims
+};
+
+// Element type, segment and dims of `tp`. Errors: an element type without a canonical form,
+// segmented tensors, negative dims or an element count over 2^40.
+Expected<StreamedTensor> ReadStreamHeader(const onnx::TensorProto& tp, const std::string& file) {
+  StreamedTensor t;
+  t.where = file + ": tensor '" + tp.name() + "'";
+  t.dt = tp.data_type();
+  const auto info = InfoOf(t.dt);
+  if (!info)
+    return InvalidArgument(t.where + ": field data_type: cannot digest element type " +
+                           std::to_string(t.dt));
+  t.info = *info;
+  if (tp.has_segment()) return Unimplemented(t.where + ": field segment: segmented tensors");
   for (int64_t d : tp.dims()) {
-    if (d < 0) return InvalidArgument(where + ": field dims: negative dim " + std::to_string(d));
-    if (d != 0 && numel > kMaxElements / d)
-      return InvalidArgument(where + ": field dims: element count overflows");
-    numel *= d;
+    if (d < 0) return InvalidArgument(t.where + ": field dims: negative dim " + std::to_string(d));
+    if (d != 0 && t.numel > kMaxElements / d)
+      return InvalidArgument(t.where + ": field dims: element count overflows");
+    t.numel *= d;
   }
-  std::vector<uint8_t> head;
-  PutU64(head, static_cast<uint64_t>(dt));
-  PutU64(head, static_cast<uint64_t>(tp.dims_size()));
-  for (int64_t d : tp.dims()) PutU64(head, static_cast<uint64_t>(d));
-  const size_t raw_bytes =
-      info->nibbles ? static_cast<size_t>((numel + 1) / 2) : static_cast<size_t>(numel) * info->bytes;
+  t.raw_bytes = t.info.nibbles ? static_cast<size_t>((t.numel + 1) / 2)
+                               : static_cast<size_t>(t.numel) * t.info.bytes;
+  return t;
+}
 
-  Writer w(sink);
-  w.Bytes(head.data(), head.size());
+// External data: the mapped bytes. Errors: external data not allowed here, string tensors,
+// malformed keys, a length other than the dims' or bytes outside the file.
+Status StreamExternal(const onnx::TensorProto& tp, const StreamedTensor& t,
+                      ExternalDataResolver* external, Writer& w) {
+  const std::string& where = t.where;
+  if (!external)
+    return InvalidArgument(where + ": field data_location: external data not allowed here");
+  if (t.info.field == Field::kString)
+    return InvalidArgument(where + ": field data_location: string tensors cannot be external");
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : tp.external_data()) {
+    const std::string& v = kv.value();
+    auto num = [&](int64_t* out) -> Status {
+      char* end = nullptr;
+      errno = 0;
+      long long x = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != 0 || errno != 0 || x < 0)
+        return InvalidArgument(where + ": field external_data: key '" + kv.key() +
+                               "' has invalid value '" + v + "'");
+      *out = x;
+      return Status::Ok();
+    };
+    if (kv.key() == "location") location = v;
+    else if (kv.key() == "offset") VT_RETURN_IF_ERROR(num(&offset));
+    else if (kv.key() == "length") VT_RETURN_IF_ERROR(num(&length));
+  }
+  if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
+  auto mf = external->Map(location);
+  if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
+  const size_t fsize = (*mf)->size(), raw_bytes = t.raw_bytes;
+  if (length >= 0 && static_cast<size_t>(length) != raw_bytes)
+    return InvalidArgument(where + ": field external_data: length " + std::to_string(length) +
+                           " != " + std::to_string(raw_bytes) + " bytes for the dims");
+  if (static_cast<size_t>(offset) > fsize || raw_bytes > fsize - static_cast<size_t>(offset))
+    return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) + ", " +
+                      std::to_string(offset + static_cast<int64_t>(raw_bytes)) + ") outside '" +
+                      location + "' (" + std::to_string(fsize) + " bytes)");
+  PutRaw(w, (*mf)->data() + offset, raw_bytes, t.dt, t.numel);
+  return Status::Ok();
+}
 
-  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
-    if (!external)
-      return InvalidArgument(where + ": field data_location: external data not allowed here");
-    if (info->field == Field::kString)
-      return InvalidArgument(where + ": field data_location: string tensors cannot be external");
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : tp.external_data()) {
-      const std::string& v = kv.value();
-      auto num = [&](int64_t* out) -> Status {
-        char* end = nullptr;
-        errno = 0;
-        long long x = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != 0 || errno != 0 || x < 0)
-          return InvalidArgument(where + ": field external_data: key '" + kv.key() +
-                                 "' has invalid value '" + v + "'");
-        *out = x;
-        return Status::Ok();
-      };
-      if (kv.key() == "location") location = v;
-      else if (kv.key() == "offset") VT_RETURN_IF_ERROR(num(&offset));
-      else if (kv.key() == "length") VT_RETURN_IF_ERROR(num(&length));
-    }
-    if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
-    auto mf = external->Map(location);
-    if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
-    const size_t fsize = (*mf)->size();
-    if (length >= 0 && static_cast<size_t>(length) != raw_bytes)
-      return InvalidArgument(where + ": field external_data: length " + std::to_string(length) +
-                             " != " + std::to_string(raw_bytes) + " bytes for the dims");
-    if (static_cast<size_t>(offset) > fsize || raw_bytes > fsize - static_cast<size_t>(offset))
-      return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) +
-                        ", " + std::to_string(offset + static_cast<int64_t>(raw_bytes)) +
-                        ") outside '" + location + "' (" + std::to_string(fsize) + " bytes)");
-    PutRaw(w, (*mf)->data() + offset, raw_bytes, dt, numel);
-    return Status::Ok();
-  }
-  if (tp.has_raw_data()) {
-    if (info->field == Field::kString)
-      return InvalidArgument(where + ": field raw_data: string tensors must use string_data");
-    if (tp.raw_data().size() != raw_bytes)
-      return InvalidArgument(where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
-                             " bytes, expected " + std::to_string(raw_bytes));
-    PutRaw(w, reinterpret_cast<const uint8_t*>(tp.raw_data().data()), raw_bytes, dt, numel);
-    return Status::Ok();
-  }
-  const int64_t values = info->nibbles ? (numel + 1) / 2 : numel * info->per_elem;
+// The typed repeated field, each value little-endian at the element's width. Errors: a value
+// count other than the dims'.
+Status StreamTypedFields(const onnx::TensorProto& tp, const StreamedTensor& t, Writer& w) {
+  const TypeInfo& info = t.info;
+  const int64_t values = info.nibbles ? (t.numel + 1) / 2 : t.numel * info.per_elem;
   auto check = [&](int have, const char* field) -> Status {
     if (have != values)
-      return InvalidArgument(where + ": field " + field + ": " + std::to_string(have) +
+      return InvalidArgument(t.where + ": field " + field + ": " + std::to_string(have) +
                              " values, expected " + std::to_string(values));
     return Status::Ok();
   };
-  const int vbytes = info->bytes / info->per_elem;  // bytes per typed value
-  switch (info->field) {
+  const int vbytes = info.bytes / info.per_elem;  // bytes per typed value
+  switch (info.field) {
     case Field::kFloat:
       VT_RETURN_IF_ERROR(check(tp.float_data_size(), "float_data"));
       for (float f : tp.float_data()) {
@@ -264,8 +272,8 @@ Status CanonicalTensorStream(const onnx::TensorProto& tp, ExternalDataResolver* 
       VT_RETURN_IF_ERROR(check(tp.int32_data_size(), "int32_data"));
       for (int i = 0; i < tp.int32_data_size(); ++i) {
         uint32_t v = static_cast<uint32_t>(tp.int32_data(i));
-        if (dt == 9) v = v != 0;
-        if (info->nibbles && (numel & 1) && i + 1 == tp.int32_data_size()) v &= 0x0F;
+        if (t.dt == 9) v = v != 0;
+        if (info.nibbles && (t.numel & 1) && i + 1 == tp.int32_data_size()) v &= 0x0F;
         w.Put(v, vbytes);
       }
       break;
@@ -278,6 +286,30 @@ Status CanonicalTensorStream(const onnx::TensorProto& tp, ExternalDataResolver* 
       break;
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status CanonicalTensorStream(const onnx::TensorProto& tp, ExternalDataResolver* external,
+                             const std::string& file, const ByteSink& sink) {
+  VT_ASSIGN_OR_RETURN(const StreamedTensor t, ReadStreamHeader(tp, file));
+  std::vector<uint8_t> head;
+  PutU64(head, static_cast<uint64_t>(t.dt));
+  PutU64(head, static_cast<uint64_t>(tp.dims_size()));
+  for (int64_t d : tp.dims()) PutU64(head, static_cast<uint64_t>(d));
+  Writer w(sink);
+  w.Bytes(head.data(), head.size());
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) return StreamExternal(tp, t, external, w);
+  if (tp.has_raw_data()) {
+    if (t.info.field == Field::kString)
+      return InvalidArgument(t.where + ": field raw_data: string tensors must use string_data");
+    if (tp.raw_data().size() != t.raw_bytes)
+      return InvalidArgument(t.where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
+                             " bytes, expected " + std::to_string(t.raw_bytes));
+    PutRaw(w, reinterpret_cast<const uint8_t*>(tp.raw_data().data()), t.raw_bytes, t.dt, t.numel);
+    return Status::Ok();
+  }
+  return StreamTypedFields(tp, t, w);
 }
 
 Expected<std::string> TensorProtoDigest(const onnx::TensorProto& tp, DigestAlgorithm a,

@@ -41,98 +41,117 @@ Expected<std::shared_ptr<MappedFile>> ExternalDataResolver::Map(const std::strin
   return mf;
 }
 
-Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContext& ctx) {
-  const std::string where = ctx.file + ": " + TensorLabel(tp);
-  if (!IsKnownDType(tp.data_type()))
-    return InvalidArgument(where + ": field data_type: unsupported element type " +
-                           std::to_string(tp.data_type()));
-  const DType dt = static_cast<DType>(tp.data_type());
+namespace {
+
+// What the header fields of one TensorProto say: element type, shape and byte size.
+struct ProtoHeader {
+  std::string where;  // "<file>: tensor '<name>'" for errors
+  DType dt = DType::kUndefined;
   Shape shape;
-  int64_t n = 1;
+  int64_t numel = 1;
+  size_t bytes = 0;
+};
+
+Expected<ProtoHeader> ReadHeader(const onnx::TensorProto& tp, const TensorContext& ctx) {
+  ProtoHeader h;
+  h.where = ctx.file + ": " + TensorLabel(tp);
+  if (!IsKnownDType(tp.data_type()))
+    return InvalidArgument(h.where + ": field data_type: unsupported element type " +
+                           std::to_string(tp.data_type()));
+  h.dt = static_cast<DType>(tp.data_type());
   for (int i = 0; i < tp.dims_size(); ++i) {
-    int64_t d = tp.dims(i);
-    if (d < 0) return InvalidArgument(where + ": field dims: negative dim " + std::to_string(d));
-    if (d != 0 && n > kMaxTensorElements / d)
-      return InvalidArgument(where + ": field dims: element count overflows");
-    n *= d;
-    shape.push_back(d);
+    const int64_t d = tp.dims(i);
+    if (d < 0) return InvalidArgument(h.where + ": field dims: negative dim " + std::to_string(d));
+    if (d != 0 && h.numel > kMaxTensorElements / d)
+      return InvalidArgument(h.where + ": field dims: element count overflows");
+    h.numel *= d;
+    h.shape.push_back(d);
   }
-  if (tp.has_segment()) return Unimplemented(where + ": field segment: segmented tensors");
-  const size_t esize = DTypeSize(dt);
-  const size_t want = static_cast<size_t>(n) * esize;
+  if (tp.has_segment()) return Unimplemented(h.where + ": field segment: segmented tensors");
+  h.bytes = static_cast<size_t>(h.numel) * DTypeSize(h.dt);
+  return h;
+}
 
-  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
-    if (ctx.external == nullptr)
-      return InvalidArgument(where + ": field data_location: external data not allowed here");
-    if (dt == DType::kString)
-      return InvalidArgument(where + ": field data_location: string tensors cannot be external");
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto& kv : tp.external_data()) {
-      try {
-        if (kv.key() == "location") location = kv.value();
-        else if (kv.key() == "offset") offset = std::stoll(kv.value());
-        else if (kv.key() == "length") length = std::stoll(kv.value());
-      } catch (...) {
-        return InvalidArgument(where + ": field external_data: key '" + kv.key() +
-                               "' has non-numeric value '" + kv.value() + "'");
-      }
+// data_location EXTERNAL: a read-only view of the mapped file. Errors: external data not
+// allowed in this context, string tensors, malformed keys, a location outside the model
+// directory, or bytes outside the file.
+Expected<Tensor> ExternalTensor(const onnx::TensorProto& tp, const TensorContext& ctx,
+                                const ProtoHeader& h) {
+  const std::string& where = h.where;
+  if (ctx.external == nullptr)
+    return InvalidArgument(where + ": field data_location: external data not allowed here");
+  if (h.dt == DType::kString)
+    return InvalidArgument(where + ": field data_location: string tensors cannot be external");
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto& kv : tp.external_data()) {
+    try {
+      if (kv.key() == "location") location = kv.value();
+      else if (kv.key() == "offset") offset = std::stoll(kv.value());
+      else if (kv.key() == "length") length = std::stoll(kv.value());
+    } catch (...) {
+      return InvalidArgument(where + ": field external_data: key '" + kv.key() +
+                             "' has non-numeric value '" + kv.value() + "'");
     }
-    if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
-    auto mf = ctx.external->Map(location);
-    if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
-    const size_t fsize = (*mf)->size();
-    if (offset < 0 || static_cast<size_t>(offset) > fsize)
-      return OutOfRange(where + ": field external_data: offset " + std::to_string(offset) +
-                        " outside '" + location + "' (" + std::to_string(fsize) + " bytes)");
-    if (length >= 0 && static_cast<size_t>(length) != want)
-      return InvalidArgument(where + ": field external_data: length " + std::to_string(length) +
-                             " != " + std::to_string(want) + " bytes for " + DTypeName(dt) +
-                             ShapeToString(shape));
-    if (static_cast<size_t>(offset) + want > fsize)
-      return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) + ", " +
-                        std::to_string(offset + static_cast<int64_t>(want)) + ") outside '" +
-                        location + "' (" + std::to_string(fsize) + " bytes)");
-    auto storage = Storage::FromMap(*mf, static_cast<size_t>(offset), want);
-    Tensor t(dt, Layout::Contiguous(shape), storage);
-    t.set_name(tp.name());
-    return t;
   }
+  if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
+  auto mf = ctx.external->Map(location);
+  if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
+  const size_t fsize = (*mf)->size(), want = h.bytes;
+  if (offset < 0 || static_cast<size_t>(offset) > fsize)
+    return OutOfRange(where + ": field external_data: offset " + std::to_string(offset) +
+                      " outside '" + location + "' (" + std::to_string(fsize) + " bytes)");
+  if (length >= 0 && static_cast<size_t>(length) != want)
+    return InvalidArgument(where + ": field external_data: length " + std::to_string(length) +
+                           " != " + std::to_string(want) + " bytes for " + DTypeName(h.dt) +
+                           ShapeToString(h.shape));
+  if (static_cast<size_t>(offset) + want > fsize)
+    return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) + ", " +
+                      std::to_string(offset + static_cast<int64_t>(want)) + ") outside '" +
+                      location + "' (" + std::to_string(fsize) + " bytes)");
+  auto storage = Storage::FromMap(*mf, static_cast<size_t>(offset), want);
+  Tensor t(h.dt, Layout::Contiguous(h.shape), storage);
+  t.set_name(tp.name());
+  return t;
+}
 
-  if (tp.has_raw_data() && ctx.owner && dt != DType::kString && want >= kBorrowMinBytes &&
-      tp.raw_data().size() == want) {
-    auto storage = Storage::Borrow(tp.raw_data().data(), want, ctx.owner, /*read_only=*/true);
-    Tensor t(dt, Layout::Contiguous(shape), storage);
+// raw_data: borrowed from the message when the context owns it and the tensor is large,
+// copied otherwise. Errors: string tensors, a byte count other than the shape's.
+Expected<Tensor> RawDataTensor(const onnx::TensorProto& tp, const TensorContext& ctx,
+                               const ProtoHeader& h) {
+  if (h.dt == DType::kString)
+    return InvalidArgument(h.where + ": field raw_data: string tensors must use string_data");
+  if (tp.raw_data().size() != h.bytes)
+    return InvalidArgument(h.where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
+                           " bytes, expected " + std::to_string(h.bytes) + " for " +
+                           DTypeName(h.dt) + ShapeToString(h.shape));
+  if (ctx.owner && h.bytes >= kBorrowMinBytes) {
+    auto storage = Storage::Borrow(tp.raw_data().data(), h.bytes, ctx.owner, /*read_only=*/true);
+    Tensor t(h.dt, Layout::Contiguous(h.shape), storage);
     t.set_name(tp.name());
     return t;
   }
-  // Allocated only once the data field is known to hold numel elements, so a tensor that
-  // declares huge dims but stores few values is an error, not a failed allocation.
+  Tensor t = Tensor::Empty(h.dt, h.shape);
+  t.set_name(tp.name());
+  if (h.bytes) std::memcpy(t.raw_mutable_data(), tp.raw_data().data(), h.bytes);
+  return t;
+}
+
+// The typed repeated field of the element type (float_data, int32_data, ...). The tensor is
+// allocated only once the field is known to hold numel values, so a tensor that declares huge
+// dims but stores few values is an error, not a failed allocation.
+Expected<Tensor> TypedFieldTensor(const onnx::TensorProto& tp, const ProtoHeader& h) {
   Tensor t;
-  auto allocate = [&] {
-    t = Tensor::Empty(dt, shape);
-    t.set_name(tp.name());
-  };
-  if (tp.has_raw_data()) {
-    if (dt == DType::kString)
-      return InvalidArgument(where + ": field raw_data: string tensors must use string_data");
-    if (tp.raw_data().size() != want)
-      return InvalidArgument(where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
-                             " bytes, expected " + std::to_string(want) + " for " + DTypeName(dt) +
-                             ShapeToString(shape));
-    allocate();
-    if (want) std::memcpy(t.raw_mutable_data(), tp.raw_data().data(), want);
-    return t;
-  }
   auto check = [&](int have, int per, const char* field) -> Status {
-    if (static_cast<int64_t>(have) != n * per)
-      return InvalidArgument(where + ": field " + field + ": " + std::to_string(have) +
-                             " values, expected " + std::to_string(n * per) + " for " +
-                             DTypeName(dt) + ShapeToString(shape));
-    allocate();
+    if (static_cast<int64_t>(have) != h.numel * per)
+      return InvalidArgument(h.where + ": field " + field + ": " + std::to_string(have) +
+                             " values, expected " + std::to_string(h.numel * per) + " for " +
+                             DTypeName(h.dt) + ShapeToString(h.shape));
+    t = Tensor::Empty(h.dt, h.shape);
+    t.set_name(tp.name());
     return Status::Ok();
   };
-  switch (dt) {
+  switch (h.dt) {
     case DType::kFloat32:
       VT_RETURN_IF_ERROR(check(tp.float_data_size(), 1, "float_data"));
       CopyField(tp.float_data(), t.mutable_data<float>());
@@ -196,9 +215,18 @@ Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContex
       break;
     }
     default:
-      return Unimplemented(where + ": field data_type: " + DTypeName(dt));
+      return Unimplemented(h.where + ": field data_type: " + DTypeName(h.dt));
   }
   return t;
+}
+
+}  // namespace
+
+Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContext& ctx) {
+  VT_ASSIGN_OR_RETURN(ProtoHeader h, ReadHeader(tp, ctx));
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) return ExternalTensor(tp, ctx, h);
+  if (tp.has_raw_data()) return RawDataTensor(tp, ctx, h);
+  return TypedFieldTensor(tp, h);
 }
 
 void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* tp) {

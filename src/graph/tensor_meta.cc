@@ -16,7 +16,7 @@ Expected<std::optional<Layout>> ParseMetaLayout(const TensorSpec& spec, const st
   const std::string* text = MetaString(spec, key);
   if (text == nullptr) return std::optional<Layout>();
   auto l = ParseLayout(*text);
-  if (!l.ok()) return InvalidArgument("metadata " + key + ": " + l.status().message());
+  if (!l.ok()) return l.take_status().WithContext("metadata " + key);
   return std::optional<Layout>(std::move(*l));
 }
 

@@ -108,9 +108,14 @@ Expected<Layout> Layout::Strided(Shape shape, std::vector<int64_t> strides, int6
   return l;
 }
 
-Expected<Layout> Layout::Make(const LayoutSpec& spec) {
+namespace {
+
+// The factory's steps, in order. `where` prefixes every error ("layout [2,3]: ").
+
+// Rank, encoding, level count, offset and every dim within bounds; `padded` = the spec's
+// padded extent (the shape when none is given).
+Status CheckSpecBounds(const LayoutSpec& spec, const std::string& where, Shape* padded) {
   const size_t rank = spec.shape.size();
-  const std::string where = "layout " + ShapeToString(spec.shape) + ": ";
   if (rank > kMaxRank) return InvalidArgument(where + "rank over " + std::to_string(kMaxRank));
   if (spec.encoding >= Encoding::kCount) return InvalidArgument(where + "unknown encoding");
   if (spec.levels.size() > kMaxLevels)
@@ -120,25 +125,31 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
                            " dims, expected " + std::to_string(rank));
   if (spec.offset < 0 || spec.offset > kMaxValue)
     return InvalidArgument(where + "offset " + std::to_string(spec.offset) + " out of range");
-  Shape padded(rank);
+  padded->assign(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
     if (spec.shape[d] < 0 || spec.shape[d] > kMaxValue)
       return InvalidArgument(where + Field("shape", d) + ": dim " + std::to_string(spec.shape[d]) +
                              " out of range");
-    padded[d] = spec.padded.empty() ? spec.shape[d] : spec.padded[d];
-    if (padded[d] < spec.shape[d] || padded[d] > kMaxValue)
-      return InvalidArgument(where + Field("padded", d) + ": " + std::to_string(padded[d]) +
+    (*padded)[d] = spec.padded.empty() ? spec.shape[d] : spec.padded[d];
+    if ((*padded)[d] < spec.shape[d] || (*padded)[d] > kMaxValue)
+      return InvalidArgument(where + Field("padded", d) + ": " + std::to_string((*padded)[d]) +
                              " is smaller than the dim or out of range");
   }
-  {
-    __int128 total = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      total *= std::max<int64_t>(padded[d], 1);
-      if (total > kMaxValue)
-        return InvalidArgument(where + "more than 2^62 elements");
-    }
+  return Status::Ok();
+}
+
+// At most 2^62 elements in `padded` (`what` prefixes "more than 2^62 elements").
+Status CheckElementCount(const Shape& padded, const std::string& where, const char* what) {
+  __int128 total = 1;
+  for (int64_t d : padded) {
+    total *= std::max<int64_t>(d, 1);
+    if (total > kMaxValue) return InvalidArgument(where + what + "more than 2^62 elements");
   }
-  std::vector<LayoutLevel> levels = spec.levels;
+  return Status::Ok();
+}
+
+// Every level names a dim of the shape, a tile in [1, 2^62] and a stride within +-2^62.
+Status CheckLevels(const std::vector<LayoutLevel>& levels, size_t rank, const std::string& where) {
   for (size_t i = 0; i < levels.size(); ++i) {
     const auto& l = levels[i];
     if (l.dim < 0 || static_cast<size_t>(l.dim) >= rank)
@@ -150,9 +161,14 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
     if (l.stride < -kMaxValue || l.stride > kMaxValue)
       return InvalidArgument(where + Field("levels", i) + ": stride out of range");
   }
+  return Status::Ok();
+}
 
-  // Per dim: distinct tiles forming a divisibility chain that ends at 1; round padding up.
-  for (size_t d = 0; d < rank; ++d) {
+// Per dim: distinct tiles forming a divisibility chain that ends at 1; padding rounded up to
+// the largest tile.
+Status CheckTileChains(const std::vector<LayoutLevel>& levels, const std::string& where,
+                       Shape* padded) {
+  for (size_t d = 0; d < padded->size(); ++d) {
     std::vector<int64_t> tiles;
     for (const auto& l : levels)
       if (static_cast<size_t>(l.dim) == d) tiles.push_back(l.tile);
@@ -166,68 +182,61 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
                                std::to_string(tiles[k + 1]) + " does not divide tile " +
                                std::to_string(tiles[k]));
     }
-    if (!tiles.empty()) padded[d] = RoundUp(padded[d], tiles.front());
-    if (padded[d] > kMaxValue) return InvalidArgument(where + Field("padded", d) + " overflows");
-    if (padded[d] > 1 && (tiles.empty() || tiles.back() != 1))
+    int64_t& p = (*padded)[d];
+    if (!tiles.empty()) p = RoundUp(p, tiles.front());
+    if (p > kMaxValue) return InvalidArgument(where + Field("padded", d) + " overflows");
+    if (p > 1 && (tiles.empty() || tiles.back() != 1))
       return InvalidArgument(where + "levels: dim " + std::to_string(d) + " of extent " +
-                             std::to_string(padded[d]) + " has no level with tile 1");
+                             std::to_string(p) + " has no level with tile 1");
   }
+  return Status::Ok();
+}
 
-  // Block encodings: blocks are runs of block_elems consecutive element indices along the
-  // unit-stride level, which must therefore hold whole blocks; every other step moves by whole
-  // blocks.
+// Block encodings: blocks are runs of block_elems consecutive element indices along the
+// unit-stride level, which must therefore hold whole blocks; every other step (and the
+// offset) moves by whole blocks. The blocked dim's padding is rounded up to whole blocks.
+Status CheckBlocks(const LayoutSpec& spec, const std::vector<LayoutLevel>& levels,
+                   const std::string& where, Shape* padded) {
   const auto& traits = GetEncodingTraits(spec.encoding);
-  if (traits.has_scale) {
-    const int64_t be = traits.block_elems;
-    int unit = -1;
-    for (size_t i = 0; i < levels.size(); ++i)
-      if (levels[i].tile == 1 && levels[i].stride == 1) unit = static_cast<int>(i);
-    if (unit < 0)
-      return InvalidArgument(where + "levels: encoding " + traits.name +
-                             " needs a level with tile 1 and stride 1 (the blocked dim)");
-    const auto b = static_cast<size_t>(levels[static_cast<size_t>(unit)].dim);
-    int64_t parent = 0;
-    for (const auto& l : levels)
-      if (static_cast<size_t>(l.dim) == b && l.tile > 1 && (parent == 0 || l.tile < parent))
-        parent = l.tile;
-    if (parent == 0) {
-      padded[b] = RoundUp(padded[b], be);
-    } else if (parent % be != 0) {
-      return InvalidArgument(where + "levels: tile " + std::to_string(parent) + " of dim " +
-                             std::to_string(b) + " splits " + traits.name + " blocks of " +
-                             std::to_string(be) + " elements");
-    }
-    for (size_t i = 0; i < levels.size(); ++i)
-      if (static_cast<int>(i) != unit && levels[i].stride % be != 0)
-        return InvalidArgument(where + Field("levels", i) + ": stride " +
-                               std::to_string(levels[i].stride) + " is not a whole number of " +
-                               traits.name + " blocks (" + std::to_string(be) + " elements)");
-    if (spec.offset % be != 0)
-      return InvalidArgument(where + "offset " + std::to_string(spec.offset) +
-                             " is not a whole number of " + traits.name + " blocks");
+  if (!traits.has_scale) return Status::Ok();
+  const int64_t be = traits.block_elems;
+  int unit = -1;
+  for (size_t i = 0; i < levels.size(); ++i)
+    if (levels[i].tile == 1 && levels[i].stride == 1) unit = static_cast<int>(i);
+  if (unit < 0)
+    return InvalidArgument(where + "levels: encoding " + traits.name +
+                           " needs a level with tile 1 and stride 1 (the blocked dim)");
+  const auto b = static_cast<size_t>(levels[static_cast<size_t>(unit)].dim);
+  int64_t parent = 0;
+  for (const auto& l : levels)
+    if (static_cast<size_t>(l.dim) == b && l.tile > 1 && (parent == 0 || l.tile < parent))
+      parent = l.tile;
+  if (parent == 0) {
+    (*padded)[b] = RoundUp((*padded)[b], be);
+  } else if (parent % be != 0) {
+    return InvalidArgument(where + "levels: tile " + std::to_string(parent) + " of dim " +
+                           std::to_string(b) + " splits " + traits.name + " blocks of " +
+                           std::to_string(be) + " elements");
   }
+  for (size_t i = 0; i < levels.size(); ++i)
+    if (static_cast<int>(i) != unit && levels[i].stride % be != 0)
+      return InvalidArgument(where + Field("levels", i) + ": stride " +
+                             std::to_string(levels[i].stride) + " is not a whole number of " +
+                             traits.name + " blocks (" + std::to_string(be) + " elements)");
+  if (spec.offset % be != 0)
+    return InvalidArgument(where + "offset " + std::to_string(spec.offset) +
+                           " is not a whole number of " + traits.name + " blocks");
+  return Status::Ok();
+}
 
-  // The padded extent (after rounding up to tiles and blocks) is what the canonical form
-  // prints, so it must pass the same bound as a spec that states it directly.
-  {
-    __int128 total = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      total *= std::max<int64_t>(padded[d], 1);
-      if (total > kMaxValue)
-        return InvalidArgument(where + "padded extent has more than 2^62 elements");
-    }
-  }
-
-  // Drop levels whose digit is always 0, order canonically, merge contiguous runs. Levels of
-  // an empty dim (count 0) stay: they still say where elements would go (and which dim is
-  // blocked), and dropping them would make the canonical form fail validation.
-  {
-    auto counts = LevelCounts(levels, padded);
-    std::vector<LayoutLevel> kept;
-    for (size_t i = 0; i < levels.size(); ++i)
-      if (counts[i] != 1) kept.push_back(levels[i]);
-    levels = std::move(kept);
-  }
+// Drops levels whose digit is always 0, orders them canonically and merges contiguous runs.
+// Levels of an empty dim (count 0) stay: they still say where elements would go (and which
+// dim is blocked), and dropping them would make the canonical form fail validation.
+std::vector<LayoutLevel> CanonicalLevels(const std::vector<LayoutLevel>& in, const Shape& padded) {
+  std::vector<LayoutLevel> levels;
+  const auto counts = LevelCounts(in, padded);
+  for (size_t i = 0; i < in.size(); ++i)
+    if (counts[i] != 1) levels.push_back(in[i]);
   std::sort(levels.begin(), levels.end(), LevelBefore);
   for (bool merged = true; merged;) {
     merged = false;
@@ -237,7 +246,7 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
       bool immediate = true;
       for (const auto& o : levels)
         if (o.dim == a.dim && o.tile > b.tile && o.tile < a.tile) immediate = false;
-      __int128 want = static_cast<__int128>(b.stride) * (a.tile / b.tile);
+      const __int128 want = static_cast<__int128>(b.stride) * (a.tile / b.tile);
       if (!immediate || want != a.stride) continue;
       levels[i] = {a.dim, b.tile, b.stride};
       levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(i) + 1);
@@ -245,35 +254,63 @@ Expected<Layout> Layout::Make(const LayoutSpec& spec) {
       merged = true;
     }
   }
+  return levels;
+}
 
-  // Address range over the padded extent: non-negative and bounded.
-  auto counts = LevelCounts(levels, padded);
-  __int128 lo = spec.offset, hi = spec.offset;
+// Element addresses over the padded extent are non-negative and below 2^62, and so are the
+// byte addresses (ByteAddress, StorageBytes: element addresses times the encoding's bytes per
+// element).
+Status CheckAddressRange(const std::vector<LayoutLevel>& levels,
+                         const std::vector<int64_t>& counts, int64_t offset, Encoding encoding,
+                         const std::string& where) {
+  __int128 lo = offset, hi = offset;
   for (size_t i = 0; i < levels.size(); ++i) {
     if (counts[i] == 0) continue;  // empty tensor: that level addresses nothing
-    __int128 span = static_cast<__int128>(counts[i] - 1) * levels[i].stride;
+    const __int128 span = static_cast<__int128>(counts[i] - 1) * levels[i].stride;
     (span < 0 ? lo : hi) += span;
   }
   if (lo < 0)
     return InvalidArgument(where + "levels: negative strides reach before the storage start");
   if (hi > kMaxValue) return InvalidArgument(where + "levels: addresses exceed 2^62 elements");
-  // Byte addresses (ByteAddress, StorageBytes) must fit as well: element addresses times the
-  // encoding's bytes per element stay within 2^62 bytes.
+  const auto& traits = GetEncodingTraits(encoding);
   if (traits.block_bytes > 0 &&
       (hi / traits.block_elems + 1) * static_cast<__int128>(traits.block_bytes) > kMaxValue)
     return InvalidArgument(where + "levels: byte addresses exceed 2^62 bytes");
+  return Status::Ok();
+}
+
+// One level of tile 1 per dim and no padding: the layout is plain strides.
+bool IsPlainStrided(const std::vector<LayoutLevel>& levels, const Shape& padded,
+                    const Shape& shape) {
+  if (padded != shape) return false;
+  std::vector<int> per_dim(shape.size(), 0);
+  for (const auto& l : levels)
+    if (l.tile != 1 || ++per_dim[static_cast<size_t>(l.dim)] > 1) return false;
+  return true;
+}
+
+}  // namespace
+
+Expected<Layout> Layout::Make(const LayoutSpec& spec) {
+  const std::string where = "layout " + ShapeToString(spec.shape) + ": ";
+  Shape padded;
+  VT_RETURN_IF_ERROR(CheckSpecBounds(spec, where, &padded));
+  VT_RETURN_IF_ERROR(CheckElementCount(padded, where, ""));
+  VT_RETURN_IF_ERROR(CheckLevels(spec.levels, spec.shape.size(), where));
+  VT_RETURN_IF_ERROR(CheckTileChains(spec.levels, where, &padded));
+  VT_RETURN_IF_ERROR(CheckBlocks(spec, spec.levels, where, &padded));
+  // The padded extent (after rounding up to tiles and blocks) is what the canonical form
+  // prints, so it must pass the same bound as a spec that states it directly.
+  VT_RETURN_IF_ERROR(CheckElementCount(padded, where, "padded extent has "));
+  std::vector<LayoutLevel> levels = CanonicalLevels(spec.levels, padded);
+  const std::vector<int64_t> counts = LevelCounts(levels, padded);
+  VT_RETURN_IF_ERROR(CheckAddressRange(levels, counts, spec.offset, spec.encoding, where));
 
   Layout out;
   out.shape_ = spec.shape;
   out.offset_ = spec.offset;
   out.encoding_ = spec.encoding;
-  bool strided = padded == spec.shape;
-  std::vector<int> per_dim(rank, 0);
-  for (const auto& l : levels) {
-    if (l.tile != 1) strided = false;
-    if (++per_dim[static_cast<size_t>(l.dim)] > 1) strided = false;
-  }
-  if (strided) {
+  if (IsPlainStrided(levels, padded, spec.shape)) {
     out.strides_ = RowMajorStrides(spec.shape);
     for (const auto& l : levels) out.strides_[static_cast<size_t>(l.dim)] = l.stride;
     return out;

@@ -173,8 +173,8 @@ Expected<Layout> Parser::Parse() {
   if (pos_ != t_.size()) return Error("end of text after '>'");
 
   auto at_item = [&](Status s) {
-    return InvalidArgument("layout text, column " + std::to_string((first_item ? first_item : shape_at) + 1) +
-                           ": " + s.message());
+    return std::move(s).WithContext("layout text, column " +
+                                    std::to_string((first_item ? first_item : shape_at) + 1));
   };
   if (strides && (levels || pad)) {
     return at_item(InvalidArgument("strides= cannot be combined with levels= or pad="));

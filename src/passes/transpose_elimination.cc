@@ -43,6 +43,116 @@ bool IsSwap2D(const Node& t, const Tensor& w) {
   return perm.empty() || perm == std::vector<int64_t>{1, 0};
 }
 
+// The weight a Transpose reads: an initializer, or the value of a Constant node (then
+// `const_node` is its index, else g.nodes.size()). Null when it is neither.
+const Tensor* TransposedWeight(const Graph& g, const std::string& w_name,
+                               const std::vector<bool>& removed, size_t* const_node) {
+  *const_node = g.nodes.size();
+  if (auto it = g.initializers.find(w_name); it != g.initializers.end()) return &it->second;
+  const Tensor* w = nullptr;
+  for (size_t ci = 0; ci < g.nodes.size(); ++ci) {
+    const Node& c = g.nodes[ci];
+    const Attribute* v = c.FindAttr("value");
+    if (!removed[ci] && c.op_type == "Constant" && c.domain.empty() && c.outputs.size() == 1 &&
+        c.outputs[0] == w_name && v != nullptr && v->type == Attribute::Type::kTensor) {
+      w = &v->t;
+      *const_node = ci;
+    }
+  }
+  return w;
+}
+
+// Who reads `out`, and whether they are all Gemm A/B operands or MatMul B operands.
+struct Readers {
+  std::vector<Use> uses;
+  bool all_gemm = true, all_gemm_or_matmul = true;
+};
+
+Readers ReadersOf(const Graph& g, const std::string& out, const std::vector<bool>& removed) {
+  Readers r;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    if (removed[ni]) continue;
+    const Node& c = g.nodes[ni];
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      if (c.inputs[i] != out) continue;
+      r.uses.push_back({ni, i});
+      const bool gemm = c.op_type == "Gemm" && c.domain.empty() && i < 2;
+      const bool matmul = c.op_type == "MatMul" && c.domain.empty() && i == 1;
+      r.all_gemm = r.all_gemm && gemm;
+      r.all_gemm_or_matmul = r.all_gemm_or_matmul && (gemm || matmul);
+    }
+  }
+  return r;
+}
+
+// A Constant node's value becomes an initializer named after its output (its canonical
+// identity), as fold-initializers would make it.
+void PromoteConstant(Graph& g, const Node& constant, const std::string& w_name) {
+  Tensor c = constant.FindAttr("value")->t;
+  c.set_name(w_name);
+  TensorSpec& cs = g.values[w_name];
+  SymShape s;
+  for (int64_t d : c.shape()) s.push_back(Dim{d, ""});
+  cs.mutable_type() = TypeInfo::Tensor(c.dtype(), s);
+  cs.set_identity(w_name);
+  if (auto e = EncodingFromDType(c.dtype())) SetTensorEncoding(cs, *e);
+  g.initializers[w_name] = std::move(c);
+}
+
+// Gemm readers read W with their transA / transB flag flipped.
+void FlipGemmFlags(Graph& g, const std::vector<Use>& uses, const std::string& w_name) {
+  for (const Use& u : uses) {
+    Node& c = g.nodes[u.node];
+    if (c.op_type != "Gemm") continue;
+    const std::string flag = u.input == 0 ? "transA" : "transB";
+    Attribute a;
+    a.name = flag;
+    a.type = Attribute::Type::kInt;
+    a.i = c.GetInt(flag, 0) != 0 ? 0 : 1;
+    c.attrs[flag] = a;
+    c.inputs[u.input] = w_name;
+  }
+}
+
+// MatMul readers read a strided view of W under the Transpose output's name `out`: its layout
+// has the two strides swapped, its identity is W's and vt.alias_of names W.
+Status AddTransposedView(Graph& g, const std::string& w_name, const std::string& out) {
+  const Tensor& w = g.initializers.find(w_name)->second;
+  VT_ASSIGN_OR_RETURN(Layout view, w.layout().Transpose({1, 0}));
+  Tensor v = w.WithLayout(view);
+  v.set_name(w.name().empty() ? w_name : w.name());
+  const TensorSpec& wspec = g.values[w_name];
+  TensorSpec spec = g.values[out];
+  SymShape s;
+  for (int64_t d : v.shape()) s.push_back(Dim{d, ""});
+  spec.mutable_type() = TypeInfo::Tensor(w.dtype(), s);
+  spec.set_identity(wspec.identity().value_or(w_name));
+  SetTensorAliasOf(spec, w_name);
+  Encoding enc = TensorEncoding(wspec).value_or(
+      EncodingFromDType(w.dtype()).value_or(Encoding::kUnspecified));
+  if (enc != Encoding::kUnspecified) SetTensorEncoding(spec, enc);
+  VT_ASSIGN_OR_RETURN(Layout meta_layout,
+                      Layout::Strided(view.shape(), view.strides(), view.offset(), enc));
+  SetTensorLayout(spec, meta_layout, "transpose-elimination");
+  g.values[out] = spec;
+  g.initializers[out] = std::move(v);
+  return Status::Ok();
+}
+
+// True when a node not yet removed, a subgraph, a graph output or a graph input reads `name`.
+bool StillRead(const Graph& g, const std::string& name, const std::vector<bool>& removed,
+               const std::set<std::string>& outer_reads,
+               const std::set<std::string>& graph_outputs) {
+  if (outer_reads.count(name) || graph_outputs.count(name)) return true;
+  for (size_t ni = 0; ni < g.nodes.size(); ++ni)
+    if (!removed[ni])
+      for (const auto& in : g.nodes[ni].inputs)
+        if (in == name) return true;
+  for (const auto& in : g.inputs)
+    if (in.name == name) return true;
+  return false;
+}
+
 Status EliminateIn(Graph& g, const PassContext& ctx) {
   for (auto& n : g.nodes)
     for (auto& [an, a] : n.attrs) {
@@ -60,101 +170,24 @@ Status EliminateIn(Graph& g, const PassContext& ctx) {
         t.outputs.size() != 1)
       continue;
     const std::string w_name = t.inputs[0], out = t.outputs[0];
-    // The weight: an initializer, or the value of a Constant node (promoted below).
-    const Tensor* w_tensor = nullptr;
-    size_t const_node = g.nodes.size();
-    if (auto it = g.initializers.find(w_name); it != g.initializers.end()) {
-      w_tensor = &it->second;
-    } else {
-      for (size_t ci = 0; ci < g.nodes.size(); ++ci) {
-        const Node& c = g.nodes[ci];
-        const Attribute* v = c.FindAttr("value");
-        if (!removed[ci] && c.op_type == "Constant" && c.domain.empty() && c.outputs.size() == 1 &&
-            c.outputs[0] == w_name && v != nullptr && v->type == Attribute::Type::kTensor) {
-          w_tensor = &v->t;
-          const_node = ci;
-        }
-      }
-    }
-    if (w_tensor == nullptr || !IsSwap2D(t, *w_tensor)) continue;
+    size_t const_node = 0;
+    const Tensor* w = TransposedWeight(g, w_name, removed, &const_node);
+    if (w == nullptr || !IsSwap2D(t, *w)) continue;
     if (graph_outputs.count(out) || outer_reads.count(out)) continue;
-
-    std::vector<Use> uses;
-    bool all_gemm = true, all_gemm_or_matmul = true;
-    for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
-      if (removed[ni]) continue;
-      const Node& c = g.nodes[ni];
-      for (size_t i = 0; i < c.inputs.size(); ++i) {
-        if (c.inputs[i] != out) continue;
-        uses.push_back({ni, i});
-        const bool gemm = c.op_type == "Gemm" && c.domain.empty() && i < 2;
-        const bool matmul = c.op_type == "MatMul" && c.domain.empty() && i == 1;
-        all_gemm = all_gemm && gemm;
-        all_gemm_or_matmul = all_gemm_or_matmul && (gemm || matmul);
-      }
-    }
-    if (uses.empty() || !all_gemm_or_matmul) continue;
-    if (!all_gemm && ctx.target == nullptr) continue;  // a view needs a layout: none invented
+    const Readers readers = ReadersOf(g, out, removed);
+    if (readers.uses.empty() || !readers.all_gemm_or_matmul) continue;
+    if (!readers.all_gemm && ctx.target == nullptr) continue;  // a view needs a layout: none invented
     if (const_node < g.nodes.size()) {
-      // A Constant node's value becomes an initializer named after its output (its canonical
-      // identity), as fold-initializers would make it.
-      Tensor c = g.nodes[const_node].FindAttr("value")->t;
-      c.set_name(w_name);
-      TensorSpec& cs = g.values[w_name];
-      SymShape s;
-      for (int64_t d : c.shape()) s.push_back(Dim{d, ""});
-      cs.mutable_type() = TypeInfo::Tensor(c.dtype(), s);
-      cs.set_identity(w_name);
-      if (auto e = EncodingFromDType(c.dtype())) SetTensorEncoding(cs, *e);
-      g.initializers[w_name] = std::move(c);
+      PromoteConstant(g, g.nodes[const_node], w_name);
       removed[const_node] = true;
     }
-    auto wit = g.initializers.find(w_name);
-
-    for (const Use& u : uses) {
-      Node& c = g.nodes[u.node];
-      if (c.op_type != "Gemm") continue;
-      const std::string flag = u.input == 0 ? "transA" : "transB";
-      Attribute a;
-      a.name = flag;
-      a.type = Attribute::Type::kInt;
-      a.i = c.GetInt(flag, 0) != 0 ? 0 : 1;
-      c.attrs[flag] = a;
-      c.inputs[u.input] = w_name;
-    }
-    if (!all_gemm) {
-      // MatMul consumers read a strided view of W under the Transpose output's name.
-      const Tensor& w = wit->second;
-      VT_ASSIGN_OR_RETURN(Layout view, w.layout().Transpose({1, 0}));
-      Tensor v = w.WithLayout(view);
-      v.set_name(w.name().empty() ? w_name : w.name());
-      const TensorSpec& wspec = g.values[w_name];
-      TensorSpec spec = g.values[out];
-      SymShape s;
-      for (int64_t d : v.shape()) s.push_back(Dim{d, ""});
-      spec.mutable_type() = TypeInfo::Tensor(w.dtype(), s);
-      spec.set_identity(wspec.identity().value_or(w_name));
-      SetTensorAliasOf(spec, w_name);
-      Encoding enc = TensorEncoding(wspec).value_or(
-          EncodingFromDType(w.dtype()).value_or(Encoding::kUnspecified));
-      if (enc != Encoding::kUnspecified) SetTensorEncoding(spec, enc);
-      VT_ASSIGN_OR_RETURN(Layout meta_layout,
-                          Layout::Strided(view.shape(), view.strides(), view.offset(), enc));
-      SetTensorLayout(spec, meta_layout, "transpose-elimination");
-      g.values[out] = spec;
-      g.initializers[out] = std::move(v);
-    }
+    FlipGemmFlags(g, readers.uses, w_name);
+    if (!readers.all_gemm) VT_RETURN_IF_ERROR(AddTransposedView(g, w_name, out));
     removed[ti] = true;
     // Drop W when nothing reads it any more (the view keeps its storage alive).
-    bool w_used = outer_reads.count(w_name) || graph_outputs.count(w_name);
-    for (size_t ni = 0; ni < g.nodes.size() && !w_used; ++ni)
-      if (!removed[ni])
-        for (const auto& in : g.nodes[ni].inputs) w_used = w_used || in == w_name;
-    bool w_is_input = false;
-    for (const auto& in : g.inputs) w_is_input = w_is_input || in.name == w_name;
-    if (!w_used && !w_is_input) {
+    if (!StillRead(g, w_name, removed, outer_reads, graph_outputs)) {
       g.initializers.erase(w_name);
-      if (!all_gemm) g.values.erase(w_name);
+      if (!readers.all_gemm) g.values.erase(w_name);
     }
   }
   std::vector<Node> kept;

@@ -1,6 +1,7 @@
 #include "vtensor/runtime/session.h"
 
 #include <omp.h>
+#include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
 #include "vtensor/base/code_pages.h"
@@ -45,7 +46,7 @@ Expected<std::unique_ptr<Session>> Session::Create(
   auto s = std::unique_ptr<Session>(new Session());
   s->model_ = std::move(model);
   s->opts_ = opts;
-  s->pool_ = std::make_unique<BufferPool>();
+  s->pools_ = std::make_unique<BufferPools>();
   RunPassesOptions pass_opts;
   pass_opts.report = [&s](const char* pass, size_t rewrites) {
     if (rewrites > 0 && ReliesOnDimParams(pass)) s->binds_dim_params_ = true;
@@ -54,8 +55,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
-  VT_ASSIGN_OR_RETURN(s->runner_, GraphRunner::Prepare(*s->model_.graph, s->model_, s->pool_.get(),
-                                                       s->provider_.get()));
+  VT_ASSIGN_OR_RETURN(s->runner_,
+                      GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
   s->cache_->Finish();
   return s;
 }
@@ -74,6 +75,25 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const 
   VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
   s->extension_error_ = std::move(ext_error);
   return s;
+}
+
+Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size_t size,
+                                                         const std::string& base_dir,
+                                                         const SessionOptions& opts) {
+  // Relative external locations resolve against the directory of the model's path.
+  const std::string label = "<model bytes>";
+  const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
+  if (data == nullptr) return InvalidArgument(label + ": data is null");
+  VT_ASSIGN_OR_RETURN(CompiledModel cm, ParseCompiledModel(data, size, path));
+  ImportOptions io;
+  io.infer_shapes = false;  // the runtime binds shapes at run time
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::shared_ptr<const onnx::ModelProto>(
+                                               std::move(cm.model)),
+                                           path, io));
+  std::shared_ptr<const vtensor::ModelExtension> ext;
+  if (opts.cache.enabled)
+    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm.ext));
+  return Create(std::move(m), opts, std::move(ext));
 }
 
 namespace {
@@ -108,13 +128,13 @@ Status CheckInput(const GraphIO& io, const Value& v, const std::string& file) {
 // rewrote the graph, inputs that bind one name to two sizes are refused. Models no such pass
 // changed run with any sizes, as ONNX Runtime runs them (exporters that write one name, e.g.
 // "?", for unrelated dims).
-Status CheckDimParams(const std::vector<const GraphIO*>& real, const std::vector<Value>& inputs,
-                      const std::string& file) {
+Status CheckDimParams(const std::vector<const GraphIO*>& real,
+                      const std::vector<const Value*>& inputs, const std::string& file) {
   std::map<std::string, std::pair<int64_t, std::string>> bound;  // name -> (size, input)
   for (size_t i = 0; i < real.size(); ++i) {
     const TypeInfo& t = real[i]->spec.type();
-    if (t.kind != TypeInfo::Kind::kTensor || !t.shape || !inputs[i].is_tensor()) continue;
-    const Tensor& x = inputs[i].tensor();
+    if (t.kind != TypeInfo::Kind::kTensor || !t.shape || !inputs[i]->is_tensor()) continue;
+    const Tensor& x = inputs[i]->tensor();
     if (static_cast<int>(t.shape->size()) != x.rank()) continue;
     for (size_t d = 0; d < t.shape->size(); ++d) {
       const std::string& p = (*t.shape)[d].param;
@@ -131,24 +151,119 @@ Status CheckDimParams(const std::vector<const GraphIO*>& real, const std::vector
 }
 }  // namespace
 
-Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) {
+namespace {
+// True when `t` shares bytes with a borrowed (caller-owned) input.
+bool BorrowsInput(const Tensor& t, const std::vector<const Value*>& inputs) {
+  const Storage* st = t.storage().get();
+  if (st == nullptr || st->kind() != Storage::Kind::kBorrowed) return false;
+  for (const Value* v : inputs) {
+    if (v->is_tensor() && v->tensor().storage().get() == st) return true;
+    if (v->is_sequence())
+      for (const Tensor& x : v->sequence())
+        if (x.storage().get() == st) return true;
+  }
+  return false;
+}
+
+// Outputs the caller reads in place: contiguous, and never over a borrowed input's bytes,
+// which the caller may free once Run returns.
+void OwnOutputs(std::vector<Value>* outs, const std::vector<const Value*>& inputs) {
+  auto own = [&](Tensor& t) {
+    if (!t.defined()) return;
+    if (!t.is_contiguous() || BorrowsInput(t, inputs)) t = t.Clone();
+  };
+  for (Value& v : *outs) {
+    if (v.is_tensor()) own(v.tensor());
+    if (v.is_sequence())
+      for (Tensor& x : v.sequence()) own(x);
+  }
+}
+}  // namespace
+
+Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) const {
+  if (opts_.prepare_only) return RunRefused();
   auto real = model_.graph->RealInputs();
-  const std::string file = model_.path.empty() ? "<model>" : model_.path;
-  if (opts_.prepare_only)
-    return FailedPrecondition(file + ": session was prepared for " + IsaArchitecture(opts_.isa) +
-                              " only (prepare_only) and cannot run");
-  if (inputs.size() != real.size())
+  if (inputs.size() != real.size()) {
+    const std::string file = model_.path.empty() ? "<model>" : model_.path;
     return InvalidArgument(file + ": model takes " + std::to_string(real.size()) +
                            " inputs, got " + std::to_string(inputs.size()));
+  }
+  std::vector<const Value*> ptrs;
+  ptrs.reserve(inputs.size());
+  for (const Value& v : inputs) ptrs.push_back(&v);
+  return RunInputs(ptrs);
+}
+
+Expected<std::vector<Value>> Session::RunNamed(
+    const std::vector<std::pair<std::string, Value>>& inputs,
+    const std::vector<std::string>& output_names) const {
+  if (opts_.prepare_only) return RunRefused();
+  const std::string file = model_.path.empty() ? "<model>" : model_.path;
+  auto real = model_.graph->RealInputs();
+  std::vector<const Value*> ptrs(real.size(), nullptr);
+  for (const auto& [name, value] : inputs) {
+    size_t k = 0;
+    while (k < real.size() && real[k]->name != name) ++k;
+    if (k == real.size())
+      return InvalidArgument(file + ": no input named '" + name + "' (inputs: " +
+                             InputNames() + ")");
+    if (ptrs[k] != nullptr)
+      return InvalidArgument(file + ": input '" + name + "' is given twice");
+    ptrs[k] = &value;
+  }
+  for (size_t k = 0; k < real.size(); ++k)
+    if (ptrs[k] == nullptr) return InvalidArgument(file + ": input '" + real[k]->name + "' is missing");
+  std::vector<size_t> picks;
+  const auto& outs = outputs();
+  for (const std::string& name : output_names) {
+    size_t k = 0;
+    while (k < outs.size() && outs[k].name != name) ++k;
+    if (k == outs.size())
+      return InvalidArgument(file + ": no output named '" + name + "' (outputs: " +
+                             OutputNames() + ")");
+    picks.push_back(k);
+  }
+  VT_ASSIGN_OR_RETURN(std::vector<Value> all, RunInputs(ptrs));
+  if (output_names.empty()) return all;
+  std::vector<Value> picked;
+  picked.reserve(picks.size());
+  for (size_t k : picks) picked.push_back(all[k]);
+  return picked;
+}
+
+Status Session::RunRefused() const {
+  const std::string file = model_.path.empty() ? "<model>" : model_.path;
+  return FailedPrecondition(file + ": session was prepared for " + IsaArchitecture(opts_.isa) +
+                            " only (prepare_only) and cannot run");
+}
+
+std::string Session::InputNames() const {
+  std::string s;
+  for (const GraphIO* io : inputs()) s += (s.empty() ? "'" : ", '") + io->name + "'";
+  return s.empty() ? "none" : s;
+}
+
+std::string Session::OutputNames() const {
+  std::string s;
+  for (const GraphIO& io : outputs()) s += (s.empty() ? "'" : ", '") + io.name + "'";
+  return s.empty() ? "none" : s;
+}
+
+Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>& inputs) const {
+  auto real = model_.graph->RealInputs();
+  const std::string file = model_.path.empty() ? "<model>" : model_.path;
   std::unordered_map<std::string, Value> feeds;
   for (size_t i = 0; i < real.size(); ++i) {
-    VT_RETURN_IF_ERROR(CheckInput(*real[i], inputs[i], file));
-    feeds[real[i]->name] = inputs[i];
+    VT_RETURN_IF_ERROR(CheckInput(*real[i], *inputs[i], file));
+    feeds[real[i]->name] = *inputs[i];
   }
   if (binds_dim_params_) VT_RETURN_IF_ERROR(CheckDimParams(real, inputs, file));
+  // Sets the calling thread's team size only; other callers keep theirs.
   omp_set_num_threads(opts_.threads);
-  auto r = runner_->Run(feeds, nullptr, opts_.threads);
+  BufferPools::Lease pool = pools_->Acquire();
+  auto r = runner_->Run(feeds, pool.get(), opts_.threads);
   if (!r.ok()) return r.take_status().WithContext(file);
+  OwnOutputs(&*r, inputs);
   return r;
 }
 

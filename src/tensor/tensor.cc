@@ -12,6 +12,27 @@ Tensor Tensor::Empty(DType dtype, const Shape& shape) {
   return Tensor(dtype, Layout::Contiguous(shape), std::move(s));
 }
 
+Expected<Tensor> Tensor::Borrow(DType dtype, const Shape& shape, const void* data, size_t bytes,
+                                std::shared_ptr<const void> keep_alive) {
+  if (dtype == DType::kUndefined || dtype == DType::kString)
+    return InvalidArgument(std::string("cannot borrow memory as a ") + DTypeName(dtype) +
+                           " tensor (strings are objects, not bytes)");
+  uint64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return InvalidArgument("shape " + ShapeToString(shape) + " has a negative dim");
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n))
+      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
+  }
+  uint64_t want = 0;
+  if (__builtin_mul_overflow(n, static_cast<uint64_t>(DTypeSize(dtype)), &want) ||
+      want != bytes)
+    return InvalidArgument(std::string(DTypeName(dtype)) + ShapeToString(shape) + " needs " +
+                           std::to_string(want) + " bytes, got " + std::to_string(bytes));
+  if (data == nullptr && bytes > 0) return InvalidArgument("data is null");
+  return Tensor(dtype, Layout::Contiguous(shape),
+                Storage::Borrow(data, bytes, std::move(keep_alive), /*read_only=*/true));
+}
+
 Tensor Tensor::Zeros(DType dtype, const Shape& shape) {
   int64_t n = NumElements(shape);
   std::shared_ptr<Storage> s =

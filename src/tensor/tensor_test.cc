@@ -81,3 +81,36 @@ TEST(TensorTest, HalfAndBFloat16RoundTrip) {
 
 }  // namespace
 }  // namespace vt
+
+namespace vt {
+namespace {
+
+TEST(TensorBorrowTest, ViewsCallerMemoryWithoutCopy) {
+  float data[6] = {1, 2, 3, 4, 5, 6};
+  auto t = Tensor::Borrow(DType::kFloat32, {2, 3}, data, sizeof data);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->data<float>(), data);
+  EXPECT_EQ(t->storage()->kind(), Storage::Kind::kBorrowed);
+  EXPECT_TRUE(t->storage()->read_only());
+  data[4] = 50;  // the tensor sees the caller's bytes
+  EXPECT_EQ(t->data<float>()[4], 50.f);
+  auto empty = Tensor::Borrow(DType::kInt64, {0, 4}, nullptr, 0);
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->numel(), 0);
+}
+
+TEST(TensorBorrowTest, RejectsWhatItCannotView) {
+  float data[6] = {};
+  auto size = Tensor::Borrow(DType::kFloat32, {2, 3}, data, 20);
+  ASSERT_FALSE(size.ok());
+  EXPECT_NE(size.status().message().find("needs 24 bytes, got 20"), std::string::npos);
+  EXPECT_FALSE(Tensor::Borrow(DType::kString, {1}, data, sizeof data).ok());
+  EXPECT_FALSE(Tensor::Borrow(DType::kFloat32, {-1, 3}, data, sizeof data).ok());
+  EXPECT_FALSE(Tensor::Borrow(DType::kFloat32, {2, 3}, nullptr, sizeof data).ok());
+  auto overflow = Tensor::Borrow(DType::kFloat32, {int64_t{1} << 40, int64_t{1} << 40}, data, 4);
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_NE(overflow.status().message().find("too many elements"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vt

@@ -406,6 +406,162 @@ OrtResult MeasureOrt(const std::string& model, const std::string& flag, int reps
 }
 
 double Ratio(double a, double b) { return b > 0 ? a / b : 0; }
+double GBps(int64_t bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+
+// One measured session-ready configuration.
+struct Row {
+  std::string name;
+  ChildResult r;
+  double base_ms = 0;  // the no-cache load of the same profile
+};
+
+// Everything one bench-load run measured.
+struct BenchLoadResults {
+  uint64_t warm_bytes = 0;  // read once before measuring
+  ChildResult read, hash, miss;
+  std::vector<Row> rows;
+  OrtResult ort;
+};
+
+// Reads every file the runs read (model, payloads, external data) once, in a child, so each
+// measurement starts with a warm page cache. Returns the bytes read, or an error message.
+Expected<uint64_t> WarmPageCache(const std::string& model, const Plan& plan) {
+  ChildResult files = InChild([&](ChildResult* r) {
+    auto m = LoadForFloors(model);
+    if (!m.ok()) return SetError(r, m.status().message());
+    std::set<std::string> all = plan.files;
+    for (const auto& [n, t] : m->graph->initializers)
+      if (t.storage() && t.storage()->mapped_file()) all.insert(t.storage()->mapped_file()->path());
+    uint64_t b = 0;
+    for (const auto& f : all)
+      if (Status st = ReadWholeFile(f, &b); !st.ok()) return SetError(r, st.message());
+    r->bytes = static_cast<int64_t>(b);
+  });
+  if (!files.ok) return IoError(files.error);
+  return static_cast<uint64_t>(files.bytes);
+}
+
+// The cache rows of every profile the model holds entries for: a profile other than exact
+// packs other forms on a miss (compact: int4 quantization with error-minimising scales), so its
+// rows are compared with its own no-cache load. Returns 0, or 2 after printing the error.
+int MeasureProfiles(const BenchLoadArgs& a, const Plan& plan, const SessionOptions& nocache,
+                    BenchLoadResults* res) {
+  auto fail = [](const std::string& what, const ChildResult& r) {
+    fmt::print(stderr, "error: {}: {}\n", what, r.error);
+    return 2;
+  };
+  // A private memo directory, removed at the end.
+  std::string memo_dir = (std::filesystem::temp_directory_path() / "vt_bench_memo_XXXXXX").string();
+  if (::mkdtemp(memo_dir.data()) == nullptr) {
+    fmt::print(stderr, "error: cannot create a temp memo directory\n");
+    return 2;
+  }
+  int rc = 0;
+  for (const std::string& pname : plan.profiles) {
+    auto profile = WeightProfileFromName(pname);
+    if (!profile) {
+      fmt::print(stderr, "note: entries with unknown vt.profile '{}' skipped\n", pname);
+      continue;
+    }
+    double base_ms = res->miss.ms;
+    if (*profile != WeightProfile::kExact) {
+      SessionOptions so = nocache;
+      so.profile = *profile;
+      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasureSession(a.model, so, c); });
+      if (!r.ok) { rc = fail(pname + " no-cache", r); break; }
+      base_ms = r.ms;
+      res->rows.push_back({pname + "/no-cache", r, base_ms});
+    }
+    for (VerifyPolicy v : {VerifyPolicy::kAlways, VerifyPolicy::kMemo, VerifyPolicy::kNever}) {
+      SessionOptions so = nocache;
+      so.cache.enabled = true;
+      so.profile = *profile;
+      so.cache.verify = v;
+      so.cache.memo_dir = memo_dir;
+      if (v == VerifyPolicy::kMemo) {
+        ChildResult prime = InChild([&](ChildResult* r) { MeasureSession(a.model, so, r); });
+        if (!prime.ok) { rc = fail("memo priming load", prime); break; }
+      }
+      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasureSession(a.model, so, c); });
+      if (!r.ok) { rc = fail(pname + " " + VerifyPolicyName(v), r); break; }
+      res->rows.push_back({pname + "/" + VerifyPolicyName(v), r, base_ms});
+    }
+    if (rc) break;
+  }
+  std::filesystem::remove_all(memo_dir);
+  return rc;
+}
+
+void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults& res) {
+  const ChildResult &read = res.read, &hash = res.hash;
+  nlohmann::json j;
+  j["model"] = a.model;
+  j["reps"] = a.reps;
+  j["architecture"] = IsaArchitecture(HostIsa());
+  j["warm_bytes"] = res.warm_bytes;
+  j["read"] = {{"ms", read.ms}, {"bytes", read.bytes}, {"gb_per_s", GBps(read.bytes, read.ms)}};
+  j["hash"] = {{"ms", hash.ms}, {"bytes", hash.bytes}, {"gb_per_s", GBps(hash.bytes, hash.ms)},
+               {"sources", plan.sources.size()}};
+  nlohmann::json loads = nlohmann::json::array();
+  for (const Row& row : res.rows) {
+    const double hwm_vs_hit =
+        row.r.hit_bytes > 0 ? Ratio(row.r.hwm_kb * 1024.0, static_cast<double>(row.r.hit_bytes))
+                            : 0.0;
+    loads.push_back({{"name", row.name}, {"ms", row.r.ms}, {"entries", row.r.entries},
+                     {"hits", row.r.hits}, {"verified", row.r.verified}, {"memo", row.r.memo},
+                     {"hit_bytes", row.r.hit_bytes}, {"vm_hwm_kb", row.r.hwm_kb},
+                     {"vm_rss_kb", row.r.rss_kb},
+                     {"vs_no_cache", Ratio(row.r.ms, row.base_ms)},
+                     {"vs_hash", Ratio(row.r.ms, hash.ms)},
+                     {"hwm_vs_hit_bytes", hwm_vs_hit}});
+  }
+  j["loads"] = loads;
+  if (res.ort.ran)
+    j["ort"] = {{"ms", res.ort.ms}, {"vm_hwm_kb", res.ort.hwm_kb},
+                {"vs_no_cache", Ratio(res.ort.ms, res.miss.ms)},
+                {"vs_hash", Ratio(res.ort.ms, hash.ms)}};
+  else
+    j["ort"] = {{"skipped", res.ort.note}};
+  fmt::print("{}\n", j.dump(2));
+}
+
+void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults& res) {
+  const ChildResult &read = res.read, &hash = res.hash, &miss = res.miss;
+  fmt::print("model: {}\narchitecture: {}   reps: {} (best of, each in a fresh process; page cache "
+             "warm: {:.1f} MiB read first)\n",
+             a.model, IsaArchitecture(HostIsa()), a.reps, res.warm_bytes / 1048576.0);
+  fmt::print("cached sources: {} initializers, {:.1f} MiB\n\n", plan.sources.size(),
+             hash.bytes / 1048576.0);
+  fmt::print("{:<16} {:>10} {:>9} {:>9} {:>10}  {}\n", "", "ms", "/no-cache", "/hash", "GB/s", "");
+  fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>10.2f}  warm pread of the source weights\n",
+             "read (floor)", read.ms, Ratio(read.ms, miss.ms), Ratio(read.ms, hash.ms),
+             GBps(read.bytes, read.ms));
+  fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>10.2f}  source digest of every cached "
+             "initializer, once\n",
+             "hash", hash.ms, Ratio(hash.ms, miss.ms), 1.0, GBps(hash.bytes, hash.ms));
+  fmt::print("\n{:<16} {:>10} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11} {:>9}\n", "session-ready",
+             "ms", "/no-cache", "/hash", "hits", "verified", "VmHWM MiB", "packed MiB",
+             "HWM/pack");
+  for (const Row& row : res.rows) {
+    const ChildResult& r = row.r;
+    const std::string hits = fmt::format("{}/{}", r.hits, r.entries);
+    const std::string ver = r.hits == 0 ? "-" : r.memo ? fmt::format("memo {}", r.memo)
+                                                        : fmt::format("{}", r.verified);
+    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f} {:>11.1f} {:>9}\n",
+               row.name, r.ms, Ratio(r.ms, row.base_ms), Ratio(r.ms, hash.ms), hits, ver,
+               r.hwm_kb / 1024.0, r.hit_bytes / 1048576.0,
+               r.hit_bytes > 0 ? fmt::format("{:.2f}", r.hwm_kb * 1024.0 / r.hit_bytes) : "-");
+  }
+  const OrtResult& ort = res.ort;
+  if (ort.ran)
+    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f}\n", "ort 1.30", ort.ms,
+               Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", ort.hwm_kb / 1024.0);
+  else
+    fmt::print("ort 1.30: {}\n", ort.note);
+  fmt::print("\nVmHWM/VmRSS are read in the measuring process right after Session::Load returns "
+             "(VmRSS: see --json). Mapped payloads count only once touched: under memo/never they "
+             "are first touched by the first run.\n");
+}
 
 }  // namespace
 
@@ -426,158 +582,31 @@ int BenchLoadCommand(const BenchLoadArgs& a) {
                a.model, IsaArchitecture(HostIsa()), plan->entries, a.model);
     return 2;
   }
-  // Warm the page cache: every file the runs read (model, payloads, external data).
-  uint64_t warm_bytes = 0;
-  {
-    ChildResult files = InChild([&](ChildResult* r) {
-      auto m = LoadForFloors(a.model);
-      if (!m.ok()) return SetError(r, m.status().message());
-      std::set<std::string> all = plan->files;
-      for (const auto& [n, t] : m->graph->initializers)
-        if (t.storage() && t.storage()->mapped_file()) all.insert(t.storage()->mapped_file()->path());
-      uint64_t b = 0;
-      for (const auto& f : all)
-        if (Status st = ReadWholeFile(f, &b); !st.ok()) return SetError(r, st.message());
-      r->bytes = static_cast<int64_t>(b);
-    });
-    if (!files.ok) {
-      fmt::print(stderr, "error: {}\n", files.error);
-      return 2;
-    }
-    warm_bytes = static_cast<uint64_t>(files.bytes);
+  BenchLoadResults res;
+  auto warm = WarmPageCache(a.model, *plan);
+  if (!warm.ok()) {
+    fmt::print(stderr, "error: {}\n", warm.status().original_message());
+    return 2;
   }
-
-  struct Row {
-    std::string name;
-    ChildResult r;
-    double base_ms = 0;  // the no-cache load of the same profile
-  };
-  std::vector<Row> rows;
-  auto fail = [&](const std::string& what, const ChildResult& r) {
+  res.warm_bytes = *warm;
+  auto fail = [](const std::string& what, const ChildResult& r) {
     fmt::print(stderr, "error: {}: {}\n", what, r.error);
     return 2;
   };
-  ChildResult read = Best(a.reps, [&](ChildResult* r) { MeasureRead(a.model, *plan, r); });
-  if (!read.ok) return fail("read", read);
-  ChildResult hash = Best(a.reps, [&](ChildResult* r) { MeasureHash(a.model, *plan, r); });
-  if (!hash.ok) return fail("hash", hash);
-
-  SessionOptions base;
-  base.threads = 1;
-  SessionOptions nocache = base;
+  res.read = Best(a.reps, [&](ChildResult* r) { MeasureRead(a.model, *plan, r); });
+  if (!res.read.ok) return fail("read", res.read);
+  res.hash = Best(a.reps, [&](ChildResult* r) { MeasureHash(a.model, *plan, r); });
+  if (!res.hash.ok) return fail("hash", res.hash);
+  SessionOptions nocache;
+  nocache.threads = 1;
   nocache.cache.enabled = false;
-  ChildResult miss = Best(a.reps, [&](ChildResult* r) { MeasureSession(a.model, nocache, r); });
-  if (!miss.ok) return fail("no-cache load", miss);
-  rows.push_back({"no-cache", miss, miss.ms});
-
-  // A private memo directory, removed at the end.
-  std::string memo_dir = (std::filesystem::temp_directory_path() / "vt_bench_memo_XXXXXX").string();
-  if (::mkdtemp(memo_dir.data()) == nullptr) {
-    fmt::print(stderr, "error: cannot create a temp memo directory\n");
-    return 2;
-  }
-  int rc = 0;
-  for (const std::string& pname : plan->profiles) {
-    auto profile = WeightProfileFromName(pname);
-    if (!profile) {
-      fmt::print(stderr, "note: entries with unknown vt.profile '{}' skipped\n", pname);
-      continue;
-    }
-    // A profile other than exact packs other forms on a miss (compact: int4 quantization with
-    // error-minimising scales), so its cache rows are compared with its own no-cache load.
-    double base_ms = miss.ms;
-    if (*profile != WeightProfile::kExact) {
-      SessionOptions so = nocache;
-      so.profile = *profile;
-      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasureSession(a.model, so, c); });
-      if (!r.ok) { rc = fail(pname + " no-cache", r); break; }
-      base_ms = r.ms;
-      rows.push_back({pname + "/no-cache", r, base_ms});
-    }
-    for (VerifyPolicy v : {VerifyPolicy::kAlways, VerifyPolicy::kMemo, VerifyPolicy::kNever}) {
-      SessionOptions so = base;
-      so.profile = *profile;
-      so.cache.verify = v;
-      so.cache.memo_dir = memo_dir;
-      if (v == VerifyPolicy::kMemo) {
-        ChildResult prime = InChild([&](ChildResult* r) { MeasureSession(a.model, so, r); });
-        if (!prime.ok) { rc = fail("memo priming load", prime); break; }
-      }
-      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasureSession(a.model, so, c); });
-      if (!r.ok) { rc = fail(pname + " " + VerifyPolicyName(v), r); break; }
-      rows.push_back({pname + "/" + VerifyPolicyName(v), r, base_ms});
-    }
-    if (rc) break;
-  }
-  std::filesystem::remove_all(memo_dir);
-  if (rc) return rc;
-
-  const OrtResult ort = MeasureOrt(a.model, a.ort, a.reps);
-
-  auto gbs = [](int64_t bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; };
-  if (a.json) {
-    nlohmann::json j;
-    j["model"] = a.model;
-    j["reps"] = a.reps;
-    j["architecture"] = IsaArchitecture(HostIsa());
-    j["warm_bytes"] = warm_bytes;
-    j["read"] = {{"ms", read.ms}, {"bytes", read.bytes}, {"gb_per_s", gbs(read.bytes, read.ms)}};
-    j["hash"] = {{"ms", hash.ms}, {"bytes", hash.bytes}, {"gb_per_s", gbs(hash.bytes, hash.ms)},
-                 {"sources", plan->sources.size()}};
-    nlohmann::json loads = nlohmann::json::array();
-    for (const Row& row : rows) {
-      loads.push_back({{"name", row.name}, {"ms", row.r.ms}, {"entries", row.r.entries},
-                       {"hits", row.r.hits}, {"verified", row.r.verified}, {"memo", row.r.memo},
-                       {"hit_bytes", row.r.hit_bytes}, {"vm_hwm_kb", row.r.hwm_kb},
-                       {"vm_rss_kb", row.r.rss_kb},
-                       {"vs_no_cache", Ratio(row.r.ms, row.base_ms)},
-                       {"vs_hash", Ratio(row.r.ms, hash.ms)},
-                       {"hwm_vs_hit_bytes",
-                        row.r.hit_bytes > 0 ? Ratio(row.r.hwm_kb * 1024.0, static_cast<double>(row.r.hit_bytes)) : 0.0}});
-    }
-    j["loads"] = loads;
-    if (ort.ran)
-      j["ort"] = {{"ms", ort.ms}, {"vm_hwm_kb", ort.hwm_kb}, {"vs_no_cache", Ratio(ort.ms, miss.ms)},
-                  {"vs_hash", Ratio(ort.ms, hash.ms)}};
-    else
-      j["ort"] = {{"skipped", ort.note}};
-    fmt::print("{}\n", j.dump(2));
-    return 0;
-  }
-
-  fmt::print("model: {}\narchitecture: {}   reps: {} (best of, each in a fresh process; page cache "
-             "warm: {:.1f} MiB read first)\n",
-             a.model, IsaArchitecture(HostIsa()), a.reps, warm_bytes / 1048576.0);
-  fmt::print("cached sources: {} initializers, {:.1f} MiB\n\n", plan->sources.size(),
-             hash.bytes / 1048576.0);
-  fmt::print("{:<16} {:>10} {:>9} {:>9} {:>10}  {}\n", "", "ms", "/no-cache", "/hash", "GB/s", "");
-  fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>10.2f}  warm pread of the source weights\n",
-             "read (floor)", read.ms, Ratio(read.ms, miss.ms), Ratio(read.ms, hash.ms),
-             gbs(read.bytes, read.ms));
-  fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>10.2f}  source digest of every cached "
-             "initializer, once\n",
-             "hash", hash.ms, Ratio(hash.ms, miss.ms), 1.0, gbs(hash.bytes, hash.ms));
-  fmt::print("\n{:<16} {:>10} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11} {:>9}\n", "session-ready",
-             "ms", "/no-cache", "/hash", "hits", "verified", "VmHWM MiB", "packed MiB",
-             "HWM/pack");
-  for (const Row& row : rows) {
-    const ChildResult& r = row.r;
-    const std::string hits = fmt::format("{}/{}", r.hits, r.entries);
-    const std::string ver = r.hits == 0 ? "-" : r.memo ? fmt::format("memo {}", r.memo)
-                                                        : fmt::format("{}", r.verified);
-    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f} {:>11.1f} {:>9}\n",
-               row.name, r.ms, Ratio(r.ms, row.base_ms), Ratio(r.ms, hash.ms), hits, ver,
-               r.hwm_kb / 1024.0, r.hit_bytes / 1048576.0,
-               r.hit_bytes > 0 ? fmt::format("{:.2f}", r.hwm_kb * 1024.0 / r.hit_bytes) : "-");
-  }
-  if (ort.ran)
-    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f}\n", "ort 1.30", ort.ms,
-               Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", ort.hwm_kb / 1024.0);
-  else
-    fmt::print("ort 1.30: {}\n", ort.note);
-  fmt::print("\nVmHWM/VmRSS are read in the measuring process right after Session::Load returns "
-             "(VmRSS: see --json). Mapped payloads count only once touched: under memo/never they "
-             "are first touched by the first run.\n");
+  res.miss = Best(a.reps, [&](ChildResult* r) { MeasureSession(a.model, nocache, r); });
+  if (!res.miss.ok) return fail("no-cache load", res.miss);
+  res.rows.push_back({"no-cache", res.miss, res.miss.ms});
+  if (int rc = MeasureProfiles(a, *plan, nocache, &res); rc != 0) return rc;
+  res.ort = MeasureOrt(a.model, a.ort, a.reps);
+  if (a.json) PrintJson(a, *plan, res);
+  else PrintTable(a, *plan, res);
   return 0;
 }
 

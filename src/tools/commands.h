@@ -33,6 +33,19 @@ struct BenchArgs {
 };
 int BenchCommand(const BenchArgs& a);
 
+// Greedy generation with an onnxruntime-genai form decoder (tools/cmd_generate.cc).
+struct GenerateArgs {
+  std::string model;
+  int64_t prompt_len = 16;  // prompt tokens (ids from `seed`)
+  int64_t new_tokens = 16;  // generated tokens: 1 from the prefill, then one per decode step
+  uint64_t seed = 0;
+  int64_t vocab = 0;        // 0: logits' static last dim
+  int threads = 1;
+  bool read_floor = false;  // also measure the read bandwidth of the weight bytes per token
+  SessionFlags session;
+};
+int GenerateCommand(const GenerateArgs& a);  // 0 ok, 2 error
+
 // Digests, checker and inspector of models with compiled tensors.
 struct DigestArgs {
   std::string model;

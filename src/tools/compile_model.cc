@@ -170,6 +170,162 @@ Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
   return Status::Ok();
 }
 
+// One compile: the extension being built, where payloads go and what was written.
+struct CompileState {
+  const CompileModelOptions& opts;
+  vtensor::ModelExtension ext;
+  std::unique_ptr<PayloadWriter> writer;  // null: payloads inline
+  std::string payload_name;               // the payload file's name beside OUT
+  CompileModelSummary sum;
+  size_t done = 0, total = 0;             // weights packed / to pack (progress)
+};
+
+// The entries of MODEL that this compile does not replace (other architectures or profiles),
+// with their devices and types re-indexed. Their external payloads are copied into the new
+// payload file (OUT may overwrite the old one); damaged entries are dropped.
+Status KeepOtherEntries(const vtensor::ModelExtension& old, const std::string& model_path,
+                        const std::set<std::string>& archs, CompileState* st) {
+  std::map<int, int> dev_map, type_map;
+  vtensor::ModelExtension& ext = st->ext;
+  for (const auto& ct : old.compiled_tensors()) {
+    if (ct.device() < 0 || ct.device() >= old.devices_size()) continue;
+    const auto& dev = old.devices(ct.device());
+    std::string profile = "exact";
+    for (const auto& kv : ct.metadata_props())
+      if (kv.key() == kProfileKey) profile = kv.value();
+    if (archs.count(dev.architecture()) && dev.runtime() == kRuntimeName &&
+        profile == WeightProfileName(st->opts.profile))
+      continue;  // replaced by this compile
+    auto [it, fresh] = dev_map.emplace(ct.device(), ext.devices_size());
+    if (fresh) *ext.add_devices() = dev;
+    vtensor::CompiledTensorProto copy = ct;
+    copy.set_device(it->second);
+    if (ct.value().has_type_index()) {
+      const int ti = static_cast<int>(ct.value().type_index());
+      if (ti < 0 || ti >= old.struct_types_size()) continue;
+      auto [tt, tfresh] = type_map.emplace(ti, ext.struct_types_size());
+      if (tfresh) *ext.add_struct_types() = old.struct_types(ti);
+      copy.mutable_value()->set_type_index(tt->second);
+    }
+    if (ct.value().has_external()) {
+      const auto& x = ct.value().external();
+      const std::string from = JoinPath(DirName(model_path), x.location());
+      auto mf = MappedFile::Open(from);
+      if (!mf.ok() || x.offset() < 0 || x.length() < 0 ||
+          static_cast<uint64_t>(x.offset() + x.length()) > (*mf)->size())
+        continue;  // a damaged entry is not carried over
+      const uint8_t* bytes = (*mf)->data() + x.offset();
+      if (st->writer) {
+        VT_ASSIGN_OR_RETURN(uint64_t off,
+                            st->writer->Append(bytes, static_cast<size_t>(x.length())));
+        auto* nx = copy.mutable_value()->mutable_external();
+        nx->set_location(st->payload_name);
+        nx->set_offset(static_cast<int64_t>(off));
+      } else {
+        copy.mutable_value()->set_raw_data(bytes, static_cast<size_t>(x.length()));
+      }
+    }
+    *ext.add_compiled_tensors() = std::move(copy);
+    ++st->sum.kept_entries;
+  }
+  return Status::Ok();
+}
+
+// Index of the (last) device entry for `isa` in `ext`, added when absent.
+int DeviceIndex(vtensor::ModelExtension* ext, IsaLevel isa) {
+  vtensor::DeviceProto dev;
+  dev.set_type("cpu");
+  dev.set_architecture(IsaArchitecture(isa));
+  dev.set_runtime(kRuntimeName);
+  dev.set_runtime_version(kPackedAbiVersion);
+  for (int i = ext->devices_size() - 1; i >= 0; --i)
+    if (ext->devices(i).SerializeAsString() == dev.SerializeAsString()) return i;
+  *ext->add_devices() = std::move(dev);
+  return ext->devices_size() - 1;
+}
+
+// Index of the (last) struct type equal to `type` in `ext`, added when absent.
+int StructTypeIndex(vtensor::ModelExtension* ext, vtensor::StructTypeProto type) {
+  for (int i = ext->struct_types_size() - 1; i >= 0; --i)
+    if (ext->struct_types(i).SerializeAsString() == type.SerializeAsString()) return i;
+  *ext->add_struct_types() = std::move(type);
+  return ext->struct_types_size() - 1;
+}
+
+// One compiled entry for weight `name` packed as `w` (struct type `ti`, device `dev_index`).
+Status AddEntry(CompileState* st, const std::string& name, const std::string& digest,
+                int dev_index, int ti, const PreparedWeight& w) {
+  auto* e = st->ext.add_compiled_tensors();
+  e->set_source_name(name);
+  e->set_device(dev_index);
+  e->set_source_digest(digest);
+  e->set_digest_algorithm(DigestAlgorithmName(st->opts.digest));
+  auto add_prop = [e](const std::string& key, const std::string& value) {
+    auto* kv = e->add_metadata_props();
+    kv->set_key(key);
+    kv->set_value(value);
+  };
+  add_prop(kPayloadDigestKey, PayloadDigest(w.bytes.data, w.bytes.size));
+  add_prop("vt.kernel", w.form.kernel);
+  add_prop(kProfileKey, WeightProfileName(st->opts.profile));
+  auto* v = e->mutable_value();
+  v->set_type_index(ti);
+  if (st->writer) {
+    VT_ASSIGN_OR_RETURN(uint64_t off, st->writer->Append(w.bytes.data, w.bytes.size));
+    auto* x = v->mutable_external();
+    x->set_location(st->payload_name);
+    x->set_offset(static_cast<int64_t>(off));
+    x->set_length(static_cast<int64_t>(w.bytes.size));
+  } else {
+    v->set_raw_data(w.bytes.data, w.bytes.size);
+  }
+  ++st->sum.entries;
+  st->sum.payload_bytes += w.bytes.size;
+  ++st->done;
+  if (st->opts.progress)
+    st->opts.progress(std::min(st->done, st->total), st->total, st->sum.payload_bytes);
+  return Status::Ok();
+}
+
+// Creates a prepare-only session of MODEL for `isa`; every weight of `sources` it packs
+// becomes an entry (once per form).
+Status CompileForDevice(const std::string& model_path, IsaLevel isa,
+                        const std::set<std::string>& sources, CompileState* st) {
+  const int dev_index = DeviceIndex(&st->ext, isa);
+  // Entries kept from MODEL (another profile) that already hold a form: not written twice.
+  std::set<std::pair<std::string, int>> present;
+  for (const auto& ct : st->ext.compiled_tensors())
+    if (ct.device() == dev_index && ct.value().has_type_index())
+      present.emplace(ct.source_name(), static_cast<int>(ct.value().type_index()));
+
+  ImportOptions io;
+  io.infer_shapes = false;
+  VT_ASSIGN_OR_RETURN(Model model, LoadModel(model_path, io));
+  SessionOptions so;
+  so.isa = isa;
+  so.profile = st->opts.profile;
+  so.cache.enabled = false;
+  so.prepare_only = true;
+  Status failure;
+  std::set<std::tuple<std::string, std::string, uint64_t>> seen;
+  so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
+    if (!failure.ok() || !sources.count(name)) return;
+    if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
+    auto digest = TensorDigest(src, st->opts.digest);
+    if (!digest.ok()) {
+      failure = digest.take_status().WithContext("weight '" + name + "'");
+      return;
+    }
+    const int ti = StructTypeIndex(&st->ext, StructTypeForForm(w.form));
+    if (present.count({name, ti})) return;  // same form already stored by another profile
+    failure = AddEntry(st, name, *digest, dev_index, ti, w);
+  };
+  auto s = Session::Create(std::move(model), so, nullptr);
+  if (!s.ok())
+    return s.take_status().WithContext("compile for " + std::string(IsaArchitecture(isa)));
+  return failure;
+}
+
 }  // namespace
 
 Status CompileModel(const std::string& model_path, const std::string& out_path,
@@ -179,170 +335,31 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     return InvalidArgument("compile: OUT '" + out_path + "' is MODEL itself; the source model is "
                            "never modified in place");
   VT_ASSIGN_OR_RETURN(CompiledModel cm, ReadCompiledModel(model_path));
-  CompileModelSummary sum;
-
   const std::set<std::string> sources = SourceNames(cm.model->graph());
-
   std::vector<IsaLevel> devices;
   for (IsaLevel d : opts.devices)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
-  const size_t total = CountPackedWeights(cm.model->graph(), sources) * devices.size();
-  size_t done = 0;
 
-  std::unique_ptr<PayloadWriter> writer;
-  const std::string payload_name = BaseName(out_path) + ".vtpack";
+  CompileState st{opts, {}, nullptr, BaseName(out_path) + ".vtpack", {}, 0, 0};
+  st.total = CountPackedWeights(cm.model->graph(), sources) * devices.size();
   if (opts.external_payload) {
-    VT_ASSIGN_OR_RETURN(writer, PayloadWriter::Open(JoinPath(DirName(out_path), payload_name)));
-    sum.payload_file = JoinPath(DirName(out_path), payload_name);
+    st.sum.payload_file = JoinPath(DirName(out_path), st.payload_name);
+    VT_ASSIGN_OR_RETURN(st.writer, PayloadWriter::Open(st.sum.payload_file));
   }
-
-  // Keep entries of other architectures or profiles; re-index their devices and types. Their
-  // external payloads are copied into the new payload file (OUT may overwrite the old one).
   std::set<std::string> archs;
   for (IsaLevel d : devices) archs.insert(IsaArchitecture(d));
-  vtensor::ModelExtension ext;
-  {
-    const vtensor::ModelExtension& old = cm.ext;
-    std::map<int, int> dev_map, type_map;
-    for (const auto& ct : old.compiled_tensors()) {
-      if (ct.device() < 0 || ct.device() >= old.devices_size()) continue;
-      const auto& dev = old.devices(ct.device());
-      std::string profile = "exact";
-      for (const auto& kv : ct.metadata_props())
-        if (kv.key() == kProfileKey) profile = kv.value();
-      if (archs.count(dev.architecture()) && dev.runtime() == kRuntimeName &&
-          profile == WeightProfileName(opts.profile))
-        continue;  // replaced by this compile
-      auto [it, fresh] = dev_map.emplace(ct.device(), ext.devices_size());
-      if (fresh) *ext.add_devices() = dev;
-      vtensor::CompiledTensorProto copy = ct;
-      copy.set_device(it->second);
-      if (ct.value().has_type_index()) {
-        const int ti = static_cast<int>(ct.value().type_index());
-        if (ti < 0 || ti >= old.struct_types_size()) continue;
-        auto [tt, tfresh] = type_map.emplace(ti, ext.struct_types_size());
-        if (tfresh) *ext.add_struct_types() = old.struct_types(ti);
-        copy.mutable_value()->set_type_index(tt->second);
-      }
-      if (ct.value().has_external()) {
-        const auto& x = ct.value().external();
-        const std::string from = JoinPath(DirName(model_path), x.location());
-        auto mf = MappedFile::Open(from);
-        if (!mf.ok() || x.offset() < 0 || x.length() < 0 ||
-            static_cast<uint64_t>(x.offset() + x.length()) > (*mf)->size())
-          continue;  // a damaged entry is not carried over
-        const uint8_t* bytes = (*mf)->data() + x.offset();
-        if (writer) {
-          VT_ASSIGN_OR_RETURN(uint64_t off, writer->Append(bytes, static_cast<size_t>(x.length())));
-          auto* nx = copy.mutable_value()->mutable_external();
-          nx->set_location(payload_name);
-          nx->set_offset(static_cast<int64_t>(off));
-        } else {
-          copy.mutable_value()->set_raw_data(bytes, static_cast<size_t>(x.length()));
-        }
-      }
-      *ext.add_compiled_tensors() = std::move(copy);
-      ++sum.kept_entries;
-    }
-  }
-
-
-  for (size_t di = 0; di < devices.size(); ++di) {
-    const IsaLevel isa = devices[di];
-    vtensor::DeviceProto dev;
-    dev.set_type("cpu");
-    dev.set_architecture(IsaArchitecture(isa));
-    dev.set_runtime(kRuntimeName);
-    dev.set_runtime_version(kPackedAbiVersion);
-    int dev_index = -1;
-    for (int i = 0; i < ext.devices_size(); ++i)
-      if (ext.devices(i).SerializeAsString() == dev.SerializeAsString()) dev_index = i;
-    if (dev_index < 0) {
-      dev_index = ext.devices_size();
-      *ext.add_devices() = dev;
-    }
-    // Entries kept from MODEL (another profile) that already hold a form: not written twice.
-    std::set<std::pair<std::string, int>> present;
-    for (const auto& ct : ext.compiled_tensors())
-      if (ct.device() == dev_index && ct.value().has_type_index())
-        present.emplace(ct.source_name(), static_cast<int>(ct.value().type_index()));
-
-    ImportOptions io;
-    io.infer_shapes = false;
-    VT_ASSIGN_OR_RETURN(Model model, LoadModel(model_path, io));
-    SessionOptions so;
-    so.isa = isa;
-    so.profile = opts.profile;
-    so.cache.enabled = false;
-    so.prepare_only = true;
-    Status failure;
-    std::set<std::tuple<std::string, std::string, uint64_t>> seen;
-    so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
-      if (!failure.ok() || !sources.count(name)) return;
-      if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
-      auto digest = TensorDigest(src, opts.digest);
-      if (!digest.ok()) {
-        failure = digest.take_status().WithContext("weight '" + name + "'");
-        return;
-      }
-      auto type = StructTypeForForm(w.form);
-      int ti = -1;
-      for (int i = 0; i < ext.struct_types_size(); ++i)
-        if (ext.struct_types(i).SerializeAsString() == type.SerializeAsString()) ti = i;
-      if (ti < 0) {
-        *ext.add_struct_types() = std::move(type);
-        ti = ext.struct_types_size() - 1;
-      }
-      if (present.count({name, ti})) return;  // same form already stored by another profile
-      auto* e = ext.add_compiled_tensors();
-      e->set_source_name(name);
-      e->set_device(dev_index);
-      e->set_source_digest(*digest);
-      e->set_digest_algorithm(DigestAlgorithmName(opts.digest));
-      auto* kv = e->add_metadata_props();
-      kv->set_key(kPayloadDigestKey);
-      kv->set_value(PayloadDigest(w.bytes.data, w.bytes.size));
-      kv = e->add_metadata_props();
-      kv->set_key("vt.kernel");
-      kv->set_value(w.form.kernel);
-      kv = e->add_metadata_props();
-      kv->set_key(kProfileKey);
-      kv->set_value(WeightProfileName(opts.profile));
-      auto* v = e->mutable_value();
-      v->set_type_index(ti);
-      if (writer) {
-        auto off = writer->Append(w.bytes.data, w.bytes.size);
-        if (!off.ok()) {
-          failure = off.take_status();
-          return;
-        }
-        auto* x = v->mutable_external();
-        x->set_location(payload_name);
-        x->set_offset(static_cast<int64_t>(*off));
-        x->set_length(static_cast<int64_t>(w.bytes.size));
-      } else {
-        v->set_raw_data(w.bytes.data, w.bytes.size);
-      }
-      ++sum.entries;
-      sum.payload_bytes += w.bytes.size;
-      ++done;
-      if (opts.progress) opts.progress(std::min(done, total), total, sum.payload_bytes);
-    };
-    auto s = Session::Create(std::move(model), so, nullptr);
-    if (!s.ok())
-      return s.take_status().WithContext("compile for " + std::string(IsaArchitecture(isa)));
-    VT_RETURN_IF_ERROR(failure);
-  }
+  VT_RETURN_IF_ERROR(KeepOtherEntries(cm.ext, model_path, archs, &st));
+  for (IsaLevel isa : devices) VT_RETURN_IF_ERROR(CompileForDevice(model_path, isa, sources, &st));
 
   VT_RETURN_IF_ERROR(LinkExternalData(cm, out_path));
-  cm.ext = std::move(ext);
-  if (writer) VT_RETURN_IF_ERROR(writer->Commit());
-  Status st = WriteCompiledModel(cm, out_path);
-  if (!st.ok()) {
-    if (writer) writer->Discard();
-    return st;
+  cm.ext = std::move(st.ext);
+  if (st.writer) VT_RETURN_IF_ERROR(st.writer->Commit());
+  Status written = WriteCompiledModel(cm, out_path);
+  if (!written.ok()) {
+    if (st.writer) st.writer->Discard();
+    return written;
   }
-  if (summary) *summary = sum;
+  if (summary) *summary = st.sum;
   return Status::Ok();
 }
 

@@ -1,28 +1,89 @@
 // vtensor-gen-transformer: writes a synthetic transformer-like ONNX model with seeded random
-// weights (the graph is described in
-// tools/synthetic_transformer.h).
+// weights, in one of two forms:
+//   plain (default): a stack of pre-norm decoder blocks, x -> y (tools/synthetic_transformer.h)
+//   genai: a decoder-only language model as onnxruntime-genai's model builder writes it
+//          (input_ids / attention_mask / KV cache -> logits / present; tools/genai_model.h)
 //
 // usage: vtensor-gen-transformer -o OUT.onnx [--hidden H] [--ffn F] [--heads A]
 //          [--layers L | --target-bytes BYTES] [--seq S] [--batch B] [--dynamic-seq]
 //          [--norm rms|layer] [--epsilon E] [--seed N] [--external | --inline] [--opset 13..17]
 //          [--nbits-block BS [--nbits-zero-points] [--nbits-accuracy-level 0..4]]
-// Defaults: llama-7B block shapes (H=4096, F=11008, A=32), L=1, S=128, B=1, RMS norm, seed 0,
-// opset 17; weights external (OUT.data, 4096-aligned offsets) when they exceed 100 MiB.
+//        vtensor-gen-transformer --form genai -o OUT.onnx [--preset 1b] [--hidden H] [--ffn F]
+//          [--heads A] [--kv-heads KV] [--layers L] [--vocab V] [--max-length M]
+//          [--nbits-block BS] [--nbits-zero-points] [--nbits-accuracy-level 0..4]
+//          [--epsilon E] [--rope-theta T] [--seed N] [--external | --inline] [--genai-config]
+// Plain defaults: llama-7B block shapes (H=4096, F=11008, A=32), L=1, S=128, B=1, RMS norm,
+// seed 0, opset 17. Genai defaults (= --preset 1b): H=2048, 16 layers, 32 query / 8 KV heads,
+// F=8192, vocab 32000, max length 2048, MatMulNBits block 32 symmetric, accuracy_level 4.
+// Weights are external (OUT.data, 4096-aligned offsets) when they exceed 100 MiB.
+// --genai-config also writes genai_config.json beside the model.
 // Exit status: 0 written, 2 bad option or write failure (no file left behind).
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <new>
 
+#include "tools/genai_model.h"
 #include "tools/synthetic_transformer.h"
+
+namespace {
+
+int Fail(const std::string& m) {
+  fmt::print(stderr, "error: {}\n", m);
+  return 2;
+}
+
+// --form genai: the preset, then every size flag given on the command line.
+int WriteGenai(const CLI::App& app, const vt::TransformerConfig& c, const vt::GenaiModelConfig& extra,
+               const std::string& out, vt::GenaiStorage storage, bool genai_config) {
+  for (const char* plain_only : {"--seq", "--batch", "--dynamic-seq", "--norm", "--opset", "--target-bytes"})
+    if (app.count(plain_only) > 0) return Fail(std::string(plain_only) + " does not apply to --form genai");
+  vt::GenaiModelConfig g = vt::Genai1BPreset();
+  g.kv_heads = extra.kv_heads;
+  g.vocab = extra.vocab;
+  g.max_length = extra.max_length;
+  g.rope_theta = extra.rope_theta;
+  if (app.count("--hidden")) g.hidden = c.hidden;
+  if (app.count("--ffn")) g.ffn = c.ffn;
+  if (app.count("--heads")) g.heads = c.heads;
+  if (app.count("--layers")) g.layers = c.layers;
+  if (app.count("--epsilon")) g.epsilon = c.epsilon;
+  if (app.count("--nbits-block")) g.nbits_block = c.nbits_block;
+  if (app.count("--nbits-accuracy-level")) g.accuracy_level = c.nbits_accuracy_level;
+  g.zero_points = c.nbits_zero_points;
+  g.seed = c.seed;
+  auto r = vt::WriteGenaiModel(g, out, storage, genai_config);
+  if (!r.ok()) return Fail(r.status().message());
+  fmt::print("{}: onnxruntime-genai decoder, {} layers (H={} F={} heads={}/{} vocab={} max_length={}), "
+             "int4 block {}{} accuracy_level {}, {} initializers, {:.1f} MiB{}{}\n",
+             r->model_path, g.layers, g.hidden, g.ffn, g.heads, g.kv_heads, g.vocab, g.max_length,
+             g.nbits_block, g.zero_points ? " with zero points" : "", g.accuracy_level, r->num_weights,
+             static_cast<double>(r->weight_bytes) / (1 << 20),
+             r->data_path.empty() ? " inline" : " in " + r->data_path,
+             r->config_path.empty() ? "" : ", " + r->config_path);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vtensor-gen-transformer: synthetic transformer-like ONNX models with random weights"};
   vt::TransformerConfig c;
-  std::string out, norm = "rms";
+  vt::GenaiModelConfig genai = vt::Genai1BPreset();
+  std::string out, norm = "rms", form = "plain", preset;
+  bool genai_config = false;
   int64_t target_bytes = 0;
   bool external = false, inline_weights = false;
   app.add_option("-o,--output", out, "output model file (.onnx)")->required();
+  app.add_option("--form", form, "plain (default: x -> y blocks) or genai (onnxruntime-genai decoder)")
+      ->check(CLI::IsMember({"plain", "genai"}));
+  app.add_option("--preset", preset, "genai: 1b (the defaults of --form genai)")
+      ->check(CLI::IsMember({"1b"}));
+  app.add_option("--kv-heads", genai.kv_heads, "genai: KV heads dividing --heads (default 8)");
+  app.add_option("--vocab", genai.vocab, "genai: vocabulary size (default 32000)");
+  app.add_option("--max-length", genai.max_length, "genai: context length, rotary cache rows (default 2048)");
+  app.add_option("--rope-theta", genai.rope_theta, "genai: rotary base (default 10000)");
+  app.add_flag("--genai-config", genai_config, "genai: also write genai_config.json beside the model");
   app.add_option("--hidden", c.hidden, "model width H (default 4096)");
   app.add_option("--ffn", c.ffn, "FFN inner width F (default 11008)");
   app.add_option("--heads", c.heads, "attention heads A, dividing H (default 32)");
@@ -54,6 +115,14 @@ int main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  if (form == "genai")
+    return WriteGenai(app, c, genai, out,
+                      external ? vt::GenaiStorage::kExternal
+                      : inline_weights ? vt::GenaiStorage::kInline : vt::GenaiStorage::kAuto,
+                      genai_config);
+  for (const char* genai_only : {"--preset", "--kv-heads", "--vocab", "--max-length", "--rope-theta",
+                                 "--genai-config"})
+    if (app.count(genai_only) > 0) return Fail(std::string(genai_only) + " needs --form genai");
   c.norm = norm == "layer" ? vt::NormKind::kLayer : vt::NormKind::kRms;
   if (target_bytes != 0 || app.count("--target-bytes") > 0) {
     auto l = vt::LayersForTargetBytes(c, target_bytes);

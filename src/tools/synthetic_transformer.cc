@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/atomic_stream_file.h"
+#include "tools/synthetic_weights.h"
 
 namespace vt {
 
@@ -22,18 +23,9 @@ namespace {
 constexpr int64_t kMaxInlineBytes = (int64_t{2} << 30) - (int64_t{64} << 20);  // protobuf limit, with room
 constexpr size_t kChunkElems = size_t{1} << 18;                                 // 1 MiB of f32
 
-// splitmix64 finalizer (Steele, Lea, Flood 2014): a bijective 64-bit mix.
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// How a weight's values are drawn.
-struct WeightInit {
-  enum Kind { kMatrix, kScale, kBias } kind;
-  int64_t fan_in = 1;
-};
+using synth::FillWeights;
+using synth::NBitsPlanes;
+using synth::WeightInit;
 
 // A MatMulNBits plane of matrix `stream` (NBitsPlane::kNone: the f32 tensor itself).
 enum class NBitsPlane { kNone, kCodes, kScales, kZeroPoints };
@@ -52,80 +44,10 @@ struct WeightSpec {
   }
 };
 
-// Element i of tensor `index`'s stream: uniform in [-1, 1) from the top 24 bits.
-class WeightStream {
- public:
-  WeightStream(uint64_t seed, uint64_t index) : base_(Mix64(Mix64(seed) ^ (index + 1) * 0xD1B54A32D192ED03ull)) {}
-  float Uniform(uint64_t i) const {
-    const uint64_t z = Mix64(base_ + (i + 1) * 0x9E3779B97F4A7C15ull);
-    return static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
-  }
-
- private:
-  uint64_t base_;
-};
-
-void FillWeights(const WeightSpec& w, uint64_t seed, uint64_t index, int64_t first, float* out, size_t n) {
-  const WeightStream s(seed, index);
-  const float a = w.init.kind == WeightInit::kMatrix ? std::sqrt(3.0f / static_cast<float>(w.init.fan_in)) : 0.0f;
-  for (size_t k = 0; k < n; ++k) {
-    const float u = s.Uniform(static_cast<uint64_t>(first) + k);
-    switch (w.init.kind) {
-      case WeightInit::kMatrix: out[k] = a * u; break;
-      case WeightInit::kScale: out[k] = 1.0f + 0.1f * u; break;
-      case WeightInit::kBias: out[k] = 0.05f * u; break;
-    }
-  }
-}
-
-// The three planes of a MatMulNBits weight quantized from f32 matrix W[in, out] (see the
-// header): codes [out, kb, bs/2], scales [out, kb], zero points [out, ceil(kb/2)].
-struct NBitsPlanes {
-  std::vector<uint8_t> codes;
-  std::vector<float> scales;
-  std::vector<uint8_t> zp;
-};
-
 NBitsPlanes QuantizeNBits(const WeightSpec& w, const TransformerConfig& c) {
-  const int64_t in = w.matrix[0], out = w.matrix[1], bs = c.nbits_block, kb = (in + bs - 1) / bs;
-  NBitsPlanes p;
-  p.codes.assign(static_cast<size_t>(out * kb * bs / 2), 0);
-  p.scales.assign(static_cast<size_t>(out * kb), 0.0f);
-  if (c.nbits_zero_points) p.zp.assign(static_cast<size_t>(out * ((kb + 1) / 2)), 0);
-  std::vector<float> m(static_cast<size_t>(in * out));
-  FillWeights(w, c.seed, w.stream, 0, m.data(), m.size());
-  std::vector<float> blk(static_cast<size_t>(bs));
-  for (int64_t n = 0; n < out; ++n)
-    for (int64_t b = 0; b < kb; ++b) {
-      const int64_t len = std::min(bs, in - b * bs);
-      float lo = 0.0f, hi = 0.0f, amax = 0.0f;
-      for (int64_t j = 0; j < len; ++j) {
-        const float v = m[static_cast<size_t>((b * bs + j) * out + n)];
-        blk[static_cast<size_t>(j)] = v;
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-        amax = std::max(amax, std::fabs(v));
-      }
-      float scale, zp = 8.0f;
-      if (c.nbits_zero_points) {
-        scale = (hi - lo) / 15.0f;
-        if (scale == 0.0f) scale = 1.0f;
-        zp = std::clamp(std::nearbyint(-lo / scale), 0.0f, 15.0f);
-        uint8_t& z = p.zp[static_cast<size_t>(n * ((kb + 1) / 2) + b / 2)];
-        z = static_cast<uint8_t>(z | (static_cast<uint8_t>(zp) << ((b % 2) * 4)));
-      } else {
-        scale = amax / 7.0f;
-        if (scale == 0.0f) scale = 1.0f;
-      }
-      p.scales[static_cast<size_t>(n * kb + b)] = scale;
-      uint8_t* q = &p.codes[static_cast<size_t>((n * kb + b) * (bs / 2))];
-      for (int64_t j = 0; j < len; ++j) {
-        const auto u = static_cast<uint8_t>(
-            std::clamp(std::nearbyint(blk[static_cast<size_t>(j)] / scale) + zp, 0.0f, 15.0f));
-        q[j / 2] = static_cast<uint8_t>(q[j / 2] | (u << ((j % 2) * 4)));
-      }
-    }
-  return p;
+  std::vector<float> m(static_cast<size_t>(w.matrix[0] * w.matrix[1]));
+  FillWeights(w.init, c.seed, w.stream, 0, m.data(), m.size());
+  return synth::QuantizeNBits4(m.data(), w.matrix[0], w.matrix[1], c.nbits_block, c.nbits_zero_points);
 }
 
 // Bytes of a MatMulNBits plane (quantizing its matrix; the last matrix is remembered, since
@@ -146,7 +68,7 @@ const std::vector<uint8_t>& NBitsPlaneBytes(const WeightSpec& w, const Transform
       bytes.resize(planes.scales.size() * sizeof(float));
       std::memcpy(bytes.data(), planes.scales.data(), bytes.size());
       break;
-    default: bytes = planes.zp; break;
+    default: bytes = planes.zero_points; break;
   }
   return bytes;
 }
@@ -377,7 +299,7 @@ Status WriteExternalWeights(const TransformerConfig& c, const std::vector<Weight
     for (int64_t first = 0; specs[t].plane == NBitsPlane::kNone && first < n;
          first += static_cast<int64_t>(kChunkElems)) {
       const size_t m = static_cast<size_t>(std::min<int64_t>(n - first, static_cast<int64_t>(kChunkElems)));
-      FillWeights(specs[t], c.seed, specs[t].stream, first, buf.data(), m);
+      FillWeights(specs[t].init, c.seed, specs[t].stream, first, buf.data(), m);
       VT_RETURN_IF_ERROR(data.Write(buf.data(), m * sizeof(float)));
     }
     onnx::TensorProto* tp = g->mutable_initializer(first_init + static_cast<int>(t));
@@ -537,7 +459,7 @@ Expected<GeneratedTransformer> WriteSyntheticTransformer(const TransformerConfig
         continue;
       }
       raw->resize(static_cast<size_t>(specs[t].numel()) * sizeof(float));
-      FillWeights(specs[t], c.seed, specs[t].stream, 0, reinterpret_cast<float*>(raw->data()),
+      FillWeights(specs[t].init, c.seed, specs[t].stream, 0, reinterpret_cast<float*>(raw->data()),
                   static_cast<size_t>(specs[t].numel()));
     }
   }

@@ -1,13 +1,16 @@
 // Status and Expected<T>: errors are values, never exceptions across the public API.
-// A Status carries a code, a message and a context chain (innermost first) that is
-// extended as the error travels up (VT_RETURN_IF_ERROR / WithContext).
+// A Status carries a code, the message of the place that failed, and a context chain
+// (innermost first) that is extended as the error travels up (VT_RETURN_IF_ERROR_CTX /
+// WithContext). Adding context never changes the code.
 #pragma once
 
 #include <cassert>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace vt {
 
@@ -32,18 +35,28 @@ class [[nodiscard]] Status {
   static Status Ok() { return Status(); }
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }
-  const std::string& message() const { return message_; }
+  // The whole chain as one line, outermost context first:
+  // "<context n>: ... : <context 1>: <original message>".
+  std::string message() const;
+  // The message of the place that failed, without any context.
+  const std::string& original_message() const { return message_; }
+  // Context entries, innermost (added first) to outermost.
+  const std::vector<std::string>& context() const { return context_; }
+  // True when `entry` is one of the context entries (exact match): lets a caller that names
+  // a node or file check whether that name was already added instead of adding it twice.
+  bool HasContext(std::string_view entry) const;
 
-  // Prepends "context: " to the message; no-op on OK.
-  Status& WithContext(const std::string& context) &;
-  Status&& WithContext(const std::string& context) &&;
+  // Appends `context` to the chain (it becomes the outermost entry); no-op on OK.
+  Status& WithContext(std::string context) &;
+  Status&& WithContext(std::string context) &&;
 
-  // "<code name>: <message>"
+  // "<code name>: <message()>", or "OK".
   std::string ToString() const;
 
  private:
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
+  std::vector<std::string> context_;
 };
 
 Status InvalidArgument(std::string msg);

@@ -2,6 +2,11 @@
 //
 // A kernel is created once per node at session creation (it may read attributes and
 // constant initializers, and prepack weights), then Compute() runs it for every inference.
+// Compute is const: one kernel serves every concurrent run of its session (runtime/session.h),
+// so what it prepared is read-only afterwards and per-call state (scratch, buffers) lives in
+// locals, in the run's buffer pool (AllocOutput) or in thread_local scratch, never in members.
+// The rare kernel that must keep state across calls (a seeded random stream, a cache of
+// expanded function bodies) guards it with its own mutex.
 // Kernels are registered per (domain, op_type, opset range). Nodes without a registered
 // kernel but with an ONNX function body (schema function) are expanded at run time.
 #pragma once
@@ -14,17 +19,21 @@
 
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
+#include "vtensor/graph/node_status.h"
 #include "vtensor/tensor/value.h"
 
 namespace vt {
 
-class GraphRunner;  // internal: executes one graph
+struct ExecFrame;  // internal (exec/graph_runner.h): one run of one graph
 
 class KernelContext {
  public:
+  // `frame`: the run this node executes in (its buffer pool and outer-scope values); null
+  // outside a graph run (constant folding, tests): outputs are then fresh allocations and
+  // RunSubgraph fails.
   KernelContext(const Node& node, std::vector<const Value*> inputs, std::vector<Value>* outputs,
-                GraphRunner* runner, int threads)
-      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), runner_(runner),
+                const ExecFrame* frame, int threads)
+      : node_(node), inputs_(std::move(inputs)), outputs_(outputs), frame_(frame),
         threads_(threads) {}
 
   const Node& node() const { return node_; }
@@ -60,24 +69,28 @@ class KernelContext {
   // names resolve to the values visible at this node. Returns the graph outputs in order.
   Expected<std::vector<Value>> RunSubgraph(const Graph& graph, const std::vector<Value>& inputs);
 
-  // InvalidArgument prefixed with the node description.
-  Status Error(const std::string& msg) const { return InvalidArgument(node_.Describe() + ": " + msg); }
-  Status Unsupported(const std::string& msg) const {
-    return Unimplemented(node_.Describe() + ": " + msg);
+  // `st` with this node named in its context chain (once), keeping its code: how a kernel
+  // passes on an error from a helper (`return ctx.Annotate(shape.take_status());`).
+  Status Annotate(Status st) const { return AnnotateNode(std::move(st), node_); }
+  // InvalidArgument / Unimplemented naming this node: "node 'n' (Op, opset N): <msg>".
+  Status Error(std::string msg) const { return Annotate(InvalidArgument(std::move(msg))); }
+  Status Unsupported(std::string msg) const {
+    return Annotate(Unimplemented(std::move(msg)));
   }
 
  private:
   const Node& node_;
   std::vector<const Value*> inputs_;
   std::vector<Value>* outputs_;
-  GraphRunner* runner_;
+  const ExecFrame* frame_;
   int threads_;
 };
 
 class OpKernel {
  public:
   virtual ~OpKernel() = default;
-  virtual Status Compute(KernelContext& ctx) = 0;
+  // Runs the node once; may be called from several threads at once (see above).
+  virtual Status Compute(KernelContext& ctx) const = 0;
 };
 
 // What a kernel factory may inspect when its node is prepared.

@@ -1,6 +1,30 @@
 // Session: the runtime's final binding (docs/design.md §3.5). Loads a model, prepares one kernel per
 // node (prepacking weights), then executes the graph in topological order with intermediate
 // buffers released after their last use and recycled through a buffer pool.
+//
+// Thread safety (docs/design.md, "Concurrent runs"). Run and RunNamed may be called on one
+// session from any number of threads at once: what creation prepared (graph, kernels, packed
+// weights, cache report) is read-only afterwards, and each call owns its per-run state (value
+// slots, intermediate buffers from a pool it holds for the call, kernel scratch). Results do
+// not depend on how many calls run at once (random operators aside: a seeded node has one
+// stream, and concurrent calls take their draws in turn). Memory: each call in flight holds its own
+// intermediate buffers, and the session keeps the pools of its peak number of concurrent calls
+// for reuse. Creation, destruction and the accessors below are not synchronised with runs
+// except where noted: destroy a session only after every Run on it has returned.
+//
+// Threads per call. `SessionOptions::threads` OpenMP threads work inside each call (intra-op),
+// so N concurrent callers use up to N x threads threads. Keep N x threads <= the cores the
+// process may use: a service serving many concurrent requests sets threads = 1 (one core per
+// request); a service running one request at a time sets threads = cores. Oversubscribing
+// (N x threads > cores) stays correct but every parallel region then waits for descheduled
+// threads, and latency grows faster than throughput (OMP_WAIT_POLICY=passive softens it).
+//
+// Caller memory. Inputs may borrow the caller's memory without a copy (Tensor::Borrow): the
+// bytes must stay valid and unchanged until the Run that reads them returns. Outputs are
+// contiguous tensors the caller reads in place (Tensor::data, raw_data) for as long as it
+// holds them; they never share bytes with a borrowed input (an output that would, e.g. an
+// input passed through Identity, is copied) but may share bytes with another output or, read
+// only, with an initializer.
 #pragma once
 
 #include <map>
@@ -43,7 +67,7 @@ struct SessionOptions {
 };
 
 class GraphRunner;
-class BufferPool;
+class BufferPools;
 
 // The registered passes (passes/pass.h) a session runs at creation, in order: constant
 // folding, shape folding and folding again (fold_constants), then the fusions (fuse;
@@ -64,6 +88,15 @@ class Session {
   // as a cache miss of every entry, not an error.
   static Expected<std::unique_ptr<Session>> Load(const std::string& path,
                                                  const SessionOptions& opts = {});
+  // As Load, from the bytes of a model file held in memory (`size` bytes at `data`, copied
+  // while loading: the caller may free them once this returns). External data (initializers
+  // and compiled-tensor payloads) is relative to `base_dir`, or to the current directory
+  // when `base_dir` is empty, as for ONNX Runtime's sessions from bytes; messages name the
+  // model "<model bytes>". Errors: InvalidArgument for null data or bytes that are not an
+  // ONNX model; as Load otherwise.
+  static Expected<std::unique_ptr<Session>> LoadFromBytes(const void* data, size_t size,
+                                                          const std::string& base_dir = "",
+                                                          const SessionOptions& opts = {});
   ~Session();
 
   const Model& model() const { return model_; }
@@ -74,12 +107,27 @@ class Session {
   // Runs once. `inputs` follow inputs() order. Returns outputs in outputs() order.
   // Errors: InvalidArgument for a wrong count, dtype or a shape contradicting a fixed dim, or
   // (when a session pass relied on it, e.g. a transformer fusion) for inputs that give one
-  // dim_param two sizes; any kernel error (naming node, op type and opset).
-  Expected<std::vector<Value>> Run(const std::vector<Value>& inputs);
+  // dim_param two sizes; any kernel error (naming node, op type and opset). Safe to call
+  // concurrently.
+  Expected<std::vector<Value>> Run(const std::vector<Value>& inputs) const;
 
-  // HIT / MISS(reason) of every compiled entry, in file order (empty without entries).
+  // Runs once with inputs by name (each of inputs() exactly once, any order) and returns the
+  // outputs named in `output_names`, in that order (empty: every output in outputs() order).
+  // Errors: InvalidArgument naming an unknown, repeated or missing input or an unknown output
+  // name; as Run otherwise. Safe to call concurrently.
+  Expected<std::vector<Value>> RunNamed(
+      const std::vector<std::pair<std::string, Value>>& inputs,
+      const std::vector<std::string>& output_names = {}) const;
+
+  // Options the session was created with.
+  const SessionOptions& options() const { return opts_; }
+
+  // HIT / MISS(reason) of every compiled entry, in file order (empty without entries). Final
+  // once Create returns.
   const std::vector<CacheEntryReport>& cache_report() const { return cache_->report(); }
-  // Every constant-weight decision (form candidates and why each was rejected).
+  // Every constant-weight decision (form candidates and why each was rejected). A run that
+  // first reaches a function body or a lazily prepared subgraph appends to it: read it when
+  // no run is in flight.
   const std::vector<WeightDecision>& weight_decisions() const { return provider_->decisions(); }
   // (node, description) of the kernels that describe their choices (exec/kernel_description.h),
   // in execution order: e.g. an attention node's microkernel row and its KV cache layout.
@@ -89,9 +137,13 @@ class Session {
 
  private:
   Session() = default;
+  Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs) const;
+  Status RunRefused() const;
+  std::string InputNames() const;   // for messages: 'a', 'b'
+  std::string OutputNames() const;
   Model model_;
   SessionOptions opts_;
-  std::unique_ptr<BufferPool> pool_;
+  std::unique_ptr<BufferPools> pools_;  // one per concurrent run
   std::unique_ptr<WeightCache> cache_;
   std::unique_ptr<WeightProvider> provider_;
   std::string extension_error_;

@@ -31,6 +31,14 @@ class Tensor {
   // Rank-1 tensor from values.
   static Tensor FromI64(const std::vector<int64_t>& v);
   static Tensor FromF32(const std::vector<float>& v, const Shape& shape);
+  // A read-only tensor over caller memory, without a copy: `data` holds the NumElements(shape)
+  // elements of `dtype` densely in row-major order, `bytes` = NumElements(shape) *
+  // DTypeSize(dtype). The bytes must stay valid and unchanged while the tensor or any view of
+  // it is in use; `keep_alive` (may be null) is held that long. Errors: InvalidArgument for
+  // an undefined or string dtype, a negative dim, an element count that overflows, a `bytes`
+  // that differs, or null `data` with bytes > 0.
+  static Expected<Tensor> Borrow(DType dtype, const Shape& shape, const void* data, size_t bytes,
+                                 std::shared_ptr<const void> keep_alive = nullptr);
 
   bool defined() const { return storage_ != nullptr; }
   DType dtype() const { return dtype_; }

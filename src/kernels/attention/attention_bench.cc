@@ -28,6 +28,7 @@
 #include "kernels/cpu/flush_denormals.h"
 #include "kernels/cpu/read_floor.h"
 #include "kernels/gemm/f32_gemm.h"
+#include "vtensor/base/aligned_alloc.h"
 #include "vtensor/layout/dtype.h"
 
 namespace {
@@ -46,11 +47,8 @@ double Now() {  // thread CPU time: a preempted run is not charged for waiting
   return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
-struct FreeBytes {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-using Bytes = std::unique_ptr<uint8_t, FreeBytes>;
-Bytes Alloc(size_t n) { return Bytes(static_cast<uint8_t*>(std::aligned_alloc(64, (n + 63) / 64 * 64))); }
+using Bytes = vt::AlignedArray<uint8_t>;
+Bytes Alloc(size_t n) { return vt::AllocateAlignedArray<uint8_t>(n); }
 
 // Distinct K|V caches of one KV head ([keys, D] K then [keys, D] V), random values.
 struct Caches {

@@ -2,18 +2,10 @@
 
 #include <algorithm>
 
+#include "kernels/conv/conv_window.h"
+
 namespace vt::kernels {
 namespace {
-
-// First i in [0, n) with 0 <= base + i*step < limit, and one past the last (step > 0).
-inline void ValidRange(int64_t base, int64_t step, int64_t limit, int64_t n, int64_t* lo,
-                       int64_t* hi) {
-  int64_t a = base >= 0 ? 0 : (-base + step - 1) / step;
-  int64_t b = base >= limit ? 0 : (limit - base + step - 1) / step;
-  a = std::min(a, n);
-  *lo = a;
-  *hi = std::max(a, std::min(b, n));
-}
 
 struct Geo2d {
   int64_t M, IH, IW, KH, KW, SH, SW, DH, DW, PH, PW, OH, OW;
@@ -52,7 +44,7 @@ void Col2Im2d(const Geo2d& g, bool assign, int64_t ih0, int64_t ih1, const float
         const float* c = col + ((m * g.KH + jh) * g.KW + jw) * cols;
         // Input columns whose output column lands inside [0, OW).
         int64_t lo, hi;
-        ValidRange(jw * g.DW - g.PW, g.SW, g.OW, g.IW, &lo, &hi);
+        ConvValidRange(jw * g.DW - g.PW, g.SW, g.OW, g.IW, &lo, &hi);
         for (int64_t ih = ih0; ih < ih1; ++ih) {
           const int64_t oh = ih * g.SH - g.PH + jh * g.DH;
           if (oh < 0 || oh >= g.OH) continue;
@@ -109,39 +101,23 @@ void ScatterF32Col2Im(const F32Col2Im& p, int64_t in0_begin, int64_t in0_end, co
     out_sz *= p.out[i];
     if (i > 0) inner *= p.in[i];
   }
+  // The col block's columns are the input positions from (in0_begin, 0, ..., 0) on.
+  const ConvTapWalk walk{R, p.in, p.out, p.stride, p.dilation, p.pad};
   const int64_t cols = (in0_end - in0_begin) * inner;
   for (int64_t m = 0; m < p.M; ++m) {
+    float* ym = y + m * out_sz;
     for (int64_t kk = 0; kk < kvol; ++kk) {
-      int64_t j[8], rest = kk;
-      for (int i = R - 1; i >= 0; --i) {
-        j[i] = rest % p.kernel[i];
-        rest /= p.kernel[i];
-      }
+      int64_t tap[kMaxConvRank];
+      UnflattenConvIndex(kk, p.kernel, R, tap);
       const float* c = col + (m * kvol + kk) * cols;
-      int64_t idx[8] = {};
-      idx[0] = in0_begin;
-      for (int64_t q = 0; q < cols; ++q) {
-        int64_t off = 0;
-        bool ok = true;
-        for (int i = 0; i < R; ++i) {
-          const int64_t o = idx[i] * p.stride[i] - p.pad[i] + j[i] * p.dilation[i];
-          if (o < 0 || o >= p.out[i]) {
-            ok = false;
-            break;
-          }
-          off = off * p.out[i] + o;
-        }
-        if (ok) {
-          if (p.assign) {
-            y[m * out_sz + off] = c[q];
-          } else {
-            y[m * out_sz + off] += c[q];
-          }
-        }
-        for (int i = R - 1; i >= 0; --i) {
-          if (++idx[i] < (i == 0 ? in0_end : p.in[i])) break;
-          idx[i] = i == 0 ? in0_begin : 0;
-        }
+      if (p.assign) {
+        ForEachTapPosition(walk, tap, in0_begin * inner, cols, [&](int64_t q, int64_t off) {
+          if (off >= 0) ym[off] = c[q];
+        });
+      } else {
+        ForEachTapPosition(walk, tap, in0_begin * inner, cols, [&](int64_t q, int64_t off) {
+          if (off >= 0) ym[off] += c[q];
+        });
       }
     }
   }

@@ -1,4 +1,4 @@
-// Activation epilogues of fused convolutions (runtime/fusion.h FuseConv): applied in place to
+// Activation epilogues of fused convolutions (passes/fuse_conv.cc): applied in place to
 // one output channel's values right after the GEMM or depthwise kernel wrote them, so the data
 // is still in L1/L2:
 //   y[i] = act(y[i]) * scale + shift          (the affine step only when `affine`)

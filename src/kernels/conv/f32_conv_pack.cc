@@ -4,19 +4,10 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/conv/conv_window.h"
+
 namespace vt::kernels {
 namespace {
-
-// First i in [0, n) with 0 <= base + i*step < limit, and one past the last; step > 0.
-inline void ValidRange(int64_t base, int64_t step, int64_t limit, int64_t n, int64_t* lo,
-                       int64_t* hi) {
-  int64_t a = base >= 0 ? 0 : (-base + step - 1) / step;
-  int64_t b = base >= limit ? 0 : (limit - base + step - 1) / step;
-  a = std::min(a, n);
-  b = std::max(a, std::min(b, n));
-  *lo = a;
-  *hi = b;
-}
 
 // Copies nc contiguous floats into one row of consecutive panels (tail of the last panel
 // zeroed). Fixed-size copies for the common panel widths so they compile to vector moves.
@@ -65,7 +56,8 @@ void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, in
   // Valid column range per phase: x column qw * SW + pw - PW inside [0, W).
   std::vector<int64_t> lo(static_cast<size_t>(g.SW)), hi(static_cast<size_t>(g.SW));
   for (int64_t pw = 0; pw < g.SW; ++pw)
-    ValidRange(pw - PW, g.SW, W, g.Wq, &lo[static_cast<size_t>(pw)], &hi[static_cast<size_t>(pw)]);
+    ConvValidRange(pw - PW, g.SW, W, g.Wq, &lo[static_cast<size_t>(pw)],
+                   &hi[static_cast<size_t>(pw)]);
   for (int64_t c = 0; c < C; ++c) {
     const float* xc = x + c * H * W;
     for (int64_t ph = 0; ph < g.SH; ++ph) {
@@ -165,46 +157,23 @@ void PackF32ConvChwNdToPanelsNr(const void* ctx, size_t k0, size_t kc, size_t n0
     kvol *= p.kernel[i];
     invol *= p.in[i];
   }
+  const ConvTapWalk walk{R, p.out, p.in, p.stride, p.dilation, p.pad};
   const size_t panel_stride = kc * nr;
   for (size_t kk = 0; kk < kc; ++kk) {
-    int64_t k = static_cast<int64_t>(k0 + kk);
-    const int64_t c = k / kvol;
-    int64_t koff[8];
-    int64_t rem = k % kvol;
-    for (int i = R - 1; i >= 0; --i) {
-      koff[i] = rem % p.kernel[i];
-      rem /= p.kernel[i];
-    }
-    const float* xc = p.x + c * invol;
-    int64_t o[8];
-    int64_t rest = static_cast<int64_t>(n0);
-    for (int i = R - 1; i >= 0; --i) {
-      o[i] = rest % p.out[i];
-      rest /= p.out[i];
-    }
+    const int64_t k = static_cast<int64_t>(k0 + kk);
+    int64_t tap[kMaxConvRank];
+    UnflattenConvIndex(k % kvol, p.kernel, R, tap);
+    const float* xc = p.x + k / kvol * invol;
     float* d = dst + kk * nr;
     size_t w = 0;
-    for (size_t j = 0; j < nc; ++j) {
-      int64_t off = 0;
-      bool valid = true;
-      for (int i = 0; i < R; ++i) {
-        const int64_t pos = o[i] * p.stride[i] - p.pad[i] + koff[i] * p.dilation[i];
-        if (pos < 0 || pos >= p.in[i]) {
-          valid = false;
-          break;
-        }
-        off = off * p.in[i] + pos;
-      }
-      d[w] = valid ? xc[off] : 0.0f;
-      if (++w == nr) {
-        w = 0;
-        d += panel_stride;
-      }
-      for (int i = R - 1; i >= 0; --i) {
-        if (++o[i] < p.out[i]) break;
-        o[i] = 0;
-      }
-    }
+    ForEachTapPosition(walk, tap, static_cast<int64_t>(n0), static_cast<int64_t>(nc),
+                       [&](int64_t, int64_t off) {
+                         d[w] = off >= 0 ? xc[off] : 0.0f;
+                         if (++w == nr) {
+                           w = 0;
+                           d += panel_stride;
+                         }
+                       });
     if (w != 0) std::memset(d + w, 0, (nr - w) * sizeof(float));
   }
 }

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstdlib>
 #include <memory>
-#include <new>
+
+#include "vtensor/base/aligned_alloc.h"
 
 namespace vt::kernels {
 namespace {
@@ -21,17 +21,12 @@ constexpr size_t kKcGroups = 4096;
 constexpr size_t kNc = 1024;
 
 struct Scratch {
-  struct Free {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint8_t[], Free> p;
+  AlignedArray<uint8_t> p;
   size_t capacity = 0;
   uint8_t* Get(size_t bytes) {
     if (bytes > capacity) {
-      const size_t cap = (std::max(bytes, capacity + capacity / 2) + 63) / 64 * 64;
-      void* mem = std::aligned_alloc(64, cap);
-      if (mem == nullptr) throw std::bad_alloc();
-      p.reset(static_cast<uint8_t*>(mem));
+      const size_t cap = AlignedSize(std::max(bytes, capacity + capacity / 2));
+      p = AllocateAlignedArray<uint8_t>(cap);
       capacity = cap;
     }
     return p.get();

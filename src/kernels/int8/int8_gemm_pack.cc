@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <new>
 #include <vector>
 
 namespace vt::kernels {
@@ -64,10 +63,7 @@ Int8Panels Allocate(size_t nr, size_t K, size_t N) {
   p.nr = nr;
   p.k = K;
   p.n = N;
-  const size_t bytes = std::max<size_t>((p.size_bytes() + 63) / 64 * 64, 64);
-  void* mem = std::aligned_alloc(64, bytes);
-  if (mem == nullptr) throw std::bad_alloc();
-  p.data.reset(static_cast<int8_t*>(mem));
+  p.data = AllocateAlignedArray<int8_t>(p.size_bytes());
   return p;
 }
 

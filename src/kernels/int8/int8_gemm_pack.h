@@ -24,8 +24,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
+
+#include "vtensor/base/aligned_alloc.h"
 
 namespace vt::kernels {
 
@@ -68,10 +69,7 @@ struct Int8Panels {
     return reinterpret_cast<const int32_t*>(panel(p) + 4 * k_groups() * nr);
   }
 
-  struct Free {
-    void operator()(int8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<int8_t[], Free> data;
+  AlignedArray<int8_t> data;
 };
 
 // Allocates and fills Int8Panels. Throws std::bad_alloc when out of memory.

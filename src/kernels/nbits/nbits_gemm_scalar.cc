@@ -48,13 +48,17 @@ void NBitsQuantizeXQ8(size_t m, size_t k, size_t bs, const float* x, size_t ldx,
       float amax = 0.0f;
       for (size_t j = 0; j < bs; ++j) amax = std::max(amax, std::fabs(src[j]));
       const float d = amax / 127.0f;
+      // q = x * (127 / amax), not x / d: ONNX Runtime's quantizer multiplies by that
+      // reciprocal, and the two round differently on a few values (one code apart), which
+      // grows into different greedy tokens over a decoder's layers (docs/genai.md).
+      const float inv = amax != 0.0f ? 127.0f / amax : 0.0f;
       for (size_t c = 0; c < bs / 32; ++c) {
         Q4Q8Block& out = xq[i * chunks + b0 / 32 + c];
         std::memset(&out, 0, sizeof(out));
         if (d == 0.0f) continue;
         int32_t sum = 0;
         for (size_t j = 0; j < 32; ++j) {
-          const float q = std::nearbyint(src[c * 32 + j] / d);
+          const float q = std::nearbyint(src[c * 32 + j] * inv);
           out.q[j] = static_cast<int8_t>(std::clamp(q, -127.0f, 127.0f));
           sum += out.q[j];
         }

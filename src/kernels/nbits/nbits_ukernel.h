@@ -104,8 +104,9 @@ void gemm_nbits4_f32_8x16_avx512(size_t mr, size_t nc, size_t kb, size_t bs, con
 // ONNX Runtime's accuracy_level 4 lets a runtime quantize the activations to int8, one scale per
 // weight block (as ONNX Runtime does). The q8 rows take X in pair order, quantized by
 // NBitsQuantizeXQ8 into one Q4Q8Block (q4_ukernel.h) per 32-element chunk: for each block of bs
-// elements of a row, d = amax / 127 over the block (f32 division), q = nearbyint(x / d) (f32
-// division, round half to even; 0 when d == 0), and every chunk of the block carries that d
+// elements of a row, d = amax / 127 over the block (f32 division), q = nearbyint(x * r) with
+// r = 127 / amax (f32 division and product, round half to even; 0 when amax == 0: ONNX
+// Runtime's rounding), and every chunk of the block carries that d
 // and neg8sum[0] = -8 * sum of its q (so sum q = -neg8sum[0] / 8). Activation row i holds
 // kb * bs / 32 blocks at xq + i * ldxq. For row r, block b and chunk c of the block (codes u,
 // zero point zp, scale s of (r, b)):

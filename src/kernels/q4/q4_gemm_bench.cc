@@ -24,6 +24,7 @@
 
 #include "kernels/cpu/read_floor.h"
 #include "kernels/q4/q4_gemm.h"
+#include "vtensor/base/aligned_alloc.h"
 
 namespace {
 
@@ -37,11 +38,8 @@ double g_floor_gbps[3] = {};  // each floor's latest run (Google Benchmark's sho
 
 // kCopies packed copies of one weight matrix, repacked when the format or panel height changes;
 // 64-byte aligned like the runtime's weights (storage.cc, weight_form.cc).
-struct FreeBytes {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
 struct Pool {
-  std::vector<std::unique_ptr<uint8_t, FreeBytes>> slots;
+  std::vector<vt::AlignedArray<uint8_t>> slots;
   size_t bytes = 0;
   std::string key;
 };
@@ -76,7 +74,7 @@ void Fill(bool q4k, size_t rows) {
                                        vt::kernels::Q4ScaleSearch::kAmax, packed.data(), 2);
   if (p.bytes < bytes) p.slots.clear();
   while (p.slots.size() < kCopies)
-    p.slots.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
+    p.slots.push_back(vt::AllocateAlignedArray<uint8_t>(bytes));
   for (auto& s : p.slots) std::memcpy(s.get(), packed.data(), bytes);
   p.bytes = bytes;
   p.key = key;

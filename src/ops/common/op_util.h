@@ -1,78 +1,15 @@
-// Shared helpers for operator kernels: dtype dispatch, broadcasting, axis handling.
+// Shared helpers for operator kernels: broadcasting, axis handling, conversions (dtype
+// dispatch: ops/common/dtype_dispatch.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ops/common/dtype_dispatch.h"
 #include "vtensor/exec/kernel.h"
 
 namespace vt::ops {
-
-// Calls f(T{}) with the C++ type of `t` for the listed dtype families. Returns
-// Unimplemented for others.
-#define VT_DISPATCH_CASE(DT, T) \
-  case DT: return f(T{});
-
-template <typename F>
-Status DispatchFloat(DType t, F&& f) {
-  switch (t) {
-    VT_DISPATCH_CASE(DType::kFloat32, float)
-    VT_DISPATCH_CASE(DType::kFloat64, double)
-    default: return Unimplemented(std::string("dtype ") + DTypeName(t) + " not supported");
-  }
-}
-
-template <typename F>
-Status DispatchInt(DType t, F&& f) {
-  switch (t) {
-    VT_DISPATCH_CASE(DType::kInt8, int8_t)
-    VT_DISPATCH_CASE(DType::kUInt8, uint8_t)
-    VT_DISPATCH_CASE(DType::kInt16, int16_t)
-    VT_DISPATCH_CASE(DType::kUInt16, uint16_t)
-    VT_DISPATCH_CASE(DType::kInt32, int32_t)
-    VT_DISPATCH_CASE(DType::kUInt32, uint32_t)
-    VT_DISPATCH_CASE(DType::kInt64, int64_t)
-    VT_DISPATCH_CASE(DType::kUInt64, uint64_t)
-    default: return Unimplemented(std::string("dtype ") + DTypeName(t) + " not supported");
-  }
-}
-
-// float32/float64 and all integer types.
-template <typename F>
-Status DispatchNumeric(DType t, F&& f) {
-  switch (t) {
-    VT_DISPATCH_CASE(DType::kFloat32, float)
-    VT_DISPATCH_CASE(DType::kFloat64, double)
-    VT_DISPATCH_CASE(DType::kInt8, int8_t)
-    VT_DISPATCH_CASE(DType::kUInt8, uint8_t)
-    VT_DISPATCH_CASE(DType::kInt16, int16_t)
-    VT_DISPATCH_CASE(DType::kUInt16, uint16_t)
-    VT_DISPATCH_CASE(DType::kInt32, int32_t)
-    VT_DISPATCH_CASE(DType::kUInt32, uint32_t)
-    VT_DISPATCH_CASE(DType::kInt64, int64_t)
-    VT_DISPATCH_CASE(DType::kUInt64, uint64_t)
-    default: return Unimplemented(std::string("dtype ") + DTypeName(t) + " not supported");
-  }
-}
-
-// Every fixed-size dtype by element size (for data movement ops): f(T{}) with an unsigned
-// integer of the element's width, or std::string for strings.
-template <typename F>
-Status DispatchBySize(DType t, F&& f) {
-  if (t == DType::kString) return f(std::string{});
-  switch (DTypeSize(t)) {
-    case 1: return f(uint8_t{});
-    case 2: return f(uint16_t{});
-    case 4: return f(uint32_t{});
-    case 8: return f(uint64_t{});
-    case 16: {
-      struct U128 { uint64_t a, b; };
-      return f(U128{});
-    }
-    default: return Unimplemented(std::string("dtype ") + DTypeName(t) + " not supported");
-  }
-}
 
 // Numpy multidirectional broadcast of two shapes. Errors: InvalidArgument on mismatch.
 Expected<Shape> BroadcastShapes(const Shape& a, const Shape& b);

@@ -66,7 +66,7 @@ void StoreDoubles(Tensor& t, const std::vector<double>& v) {
         t.mutable_data<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(v[i]));
       break;
     default:
-      (void)DispatchNumeric(t.dtype(), [&](auto tag) -> Status {
+      (void)DispatchElem<kSetFloatInt>(t.dtype(), [&](auto tag) -> Status {
         using T = decltype(tag);
         for (size_t i = 0; i < n; ++i) t.mutable_data<T>()[i] = static_cast<T>(v[i]);
         return Status::Ok();

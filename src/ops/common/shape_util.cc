@@ -165,7 +165,7 @@ Status StoreDouble(DType dt, void* dst, double v) {
     case DType::kBool: *static_cast<uint8_t*>(dst) = v != 0 ? 1 : 0; return Status::Ok();
     default: break;
   }
-  return DispatchInt(dt, [&](auto tag) -> Status {
+  return DispatchElem<kSetInt>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     double lo = static_cast<double>(std::numeric_limits<T>::lowest());
     double hi = static_cast<double>(std::numeric_limits<T>::max());

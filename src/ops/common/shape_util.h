@@ -97,38 +97,4 @@ Status StoreDouble(DType dt, void* dst, double v);
 std::vector<float> TensorToFloats(const Tensor& t);
 void FloatsToTensor(const float* src, Tensor& dst);
 
-// Every dtype with a C++ element type: f(T{}) for float, double, all integers, bool (as
-// bool), Float16, BFloat16, std::string. Errors: Unimplemented for complex/undefined.
-template <typename F>
-Status DispatchAll(DType t, F&& f) {
-  switch (t) {
-    VT_DISPATCH_CASE(DType::kBool, bool)
-    VT_DISPATCH_CASE(DType::kFloat16, Float16)
-    VT_DISPATCH_CASE(DType::kBFloat16, BFloat16)
-    VT_DISPATCH_CASE(DType::kString, std::string)
-    default: return DispatchNumeric(t, std::forward<F>(f));  // op_util.h: float/double/ints
-  }
-}
-
-// Arithmetic view of an element type: 16-bit floats compute in float, everything else in
-// itself. ToCompute/FromCompute convert between the storage and compute types.
-template <typename T>
-struct ComputeOf {
-  using type = T;
-  static T To(T v) { return v; }
-  static T From(T v) { return v; }
-};
-template <>
-struct ComputeOf<Float16> {
-  using type = float;
-  static float To(Float16 v) { return HalfToFloat(v.bits); }
-  static Float16 From(float v) { return Float16{FloatToHalf(v)}; }
-};
-template <>
-struct ComputeOf<BFloat16> {
-  using type = float;
-  static float To(BFloat16 v) { return BFloat16ToFloat(v.bits); }
-  static BFloat16 From(float v) { return BFloat16{FloatToBFloat16(v)}; }
-};
-
 }  // namespace vt::ops

@@ -19,7 +19,7 @@ class BiasSplitGeluKernel final : public OpKernel {
  public:
   explicit BiasSplitGeluKernel(const KernelInit& init) : row_(GeluRowFor(init)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, RequiredInput(ctx, 0, "X"));
     VT_ASSIGN_OR_RETURN(Tensor bias, RequiredInput(ctx, 1, "bias"));
     const DType dt = x.dtype();

@@ -161,7 +161,7 @@ class EmbedLayerNormKernel final : public OpKernel {
  public:
   explicit EmbedLayerNormKernel(const KernelInit& init) : row_(LayerNormRowFor(init)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(EmbedArgs a, ReadArgs(ctx));
     const DType dt = a.word.dtype();
     const Shape out_shape{a.batch, a.seq, a.hidden};

@@ -106,7 +106,7 @@ class FusedMatMulKernel final : public OpKernel {
     has_panels_ = true;
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, RequiredInput(ctx, 0, "A"));
     VT_ASSIGN_OR_RETURN(Tensor B, RequiredInput(ctx, 1, "B"));
     VT_RETURN_IF_ERROR(ExpectFloat(ctx, A, 0, "A"));

@@ -24,7 +24,7 @@ class GatedRmsNormKernel final : public OpKernel {
       : norm_(LayerNormRowFor(init)), gelu_(GeluRowFor(init)),
         epsilon_(init.node.GetFloat("epsilon", 1e-5f)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, RequiredInput(ctx, 0, "X"));
     VT_ASSIGN_OR_RETURN(Tensor s0, RequiredInput(ctx, 1, "scale"));
     VT_ASSIGN_OR_RETURN(Tensor g0, RequiredInput(ctx, 2, "gate"));

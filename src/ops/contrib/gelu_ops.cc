@@ -91,7 +91,7 @@ class GeluOpKernel final : public OpKernel {
     alpha_ = kind == GeluKind::kSigmoid ? init.node.GetFloat("alpha", 1.702f) : 1.0f;
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, RequiredInput(ctx, 0, bias_required_ ? "A" : "X"));
     std::optional<Tensor> bias;
     if (bias_required_) {

@@ -20,9 +20,7 @@
 // (once, at session creation, when the weights are constant) and runs the f32 GEMM.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -33,7 +31,9 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "vtensor/base/aligned_alloc.h"
 #include "vtensor/forms/weight_provider.h"
+#include "vtensor/graph/node_status.h"
 
 namespace vt::ops {
 namespace {
@@ -52,7 +52,7 @@ Expected<NBitsAttrs> ReadAttrs(const Node& node) {
   a.bits = node.GetInt("bits", 4);
   a.bs = node.GetInt("block_size", -1);
   a.accuracy_level = node.GetInt("accuracy_level", 0);
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   if (a.K < 1) return bad("attribute K must be given and >= 1");
   if (a.N < 1) return bad("attribute N must be given and >= 1");
   if (a.bits != 2 && a.bits != 4 && a.bits != 8)
@@ -150,7 +150,8 @@ Expected<std::vector<float>> Dequantize(const NBitsAttrs& a, const Tensor& b, co
 }
 
 // accuracy_level 4 on the general path: rows of `k` activations replaced by d * q, with one
-// d = amax / 127 per block of `bs` (NBitsQuantizeXQ8's definition; the last block may be short).
+// d = amax / 127 per block of `bs` and q = nearbyint(x * 127 / amax) (NBitsQuantizeXQ8's
+// definition; the last block may be short).
 void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float* out) {
   for (size_t i = 0; i < m; ++i)
     for (size_t b0 = 0; b0 < k; b0 += bs) {
@@ -158,9 +159,9 @@ void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float
       const float* src = x + i * k + b0;
       float amax = 0.0f;
       for (size_t j = 0; j < n; ++j) amax = std::max(amax, std::fabs(src[j]));
-      const float d = amax / 127.0f;
+      const float d = amax / 127.0f, inv = amax != 0.0f ? 127.0f / amax : 0.0f;
       for (size_t j = 0; j < n; ++j)
-        out[i * k + b0 + j] = d == 0.0f ? 0.0f : d * std::clamp(std::nearbyint(src[j] / d), -127.0f, 127.0f);
+        out[i * k + b0 + j] = d * std::clamp(std::nearbyint(src[j] * inv), -127.0f, 127.0f);
     }
 }
 
@@ -195,7 +196,7 @@ class MatMulNBitsKernel final : public OpKernel {
     if (w.ok()) dequantized_ = std::move(*w);
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     VT_ASSIGN_OR_RETURN(Tensor S, ctx.RequireTensor(2));
@@ -212,7 +213,7 @@ class MatMulNBitsKernel final : public OpKernel {
     if (Status st = CheckOperands(a_, B, S, Z ? &*Z : nullptr, G ? &*G : nullptr,
                                   Bias ? &*Bias : nullptr);
         !st.ok())
-      return ctx.Error(st.message());
+      return ctx.Annotate(std::move(st));
     Shape out = A.shape();
     out.back() = a_.N;
     Tensor Y = ctx.AllocOutput(0, dt, out);
@@ -235,7 +236,7 @@ class MatMulNBitsKernel final : public OpKernel {
       const std::vector<float>* w = &dequantized_;
       if (!same || dequantized_.empty()) {
         auto d = Dequantize(a_, B, S, Z ? &*Z : nullptr, G ? &*G : nullptr);
-        if (!d.ok()) return ctx.Error(d.status().message());
+        if (!d.ok()) return ctx.Annotate(d.take_status());
         local = std::move(*d);
         w = &local;
       }
@@ -278,15 +279,14 @@ class MatMulNBitsKernel final : public OpKernel {
     const size_t unit_bytes = static_cast<size_t>(unit) * DTypeSize(src.dtype());
     const size_t bytes = kernels::NBitsPanelBytes(static_cast<size_t>(a_.N),
                                                   static_cast<size_t>(cols), unit_bytes);
-    void* mem = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (mem == nullptr) throw std::bad_alloc();
+    void* mem = AllocateAlignedBytes(bytes);
     kernels::PackNBitsRowsToPanels(static_cast<size_t>(a_.N), static_cast<size_t>(cols),
                                    unit_bytes, static_cast<const uint8_t*>(src.raw_data()),
                                    static_cast<uint8_t*>(mem));
     PackedWeight p;
     p.data = static_cast<const uint8_t*>(mem);
     p.size = bytes;
-    p.keep_alive = std::shared_ptr<const void>(mem, [](const void* q) { std::free(const_cast<void*>(q)); });
+    p.keep_alive = std::shared_ptr<const void>(mem, AlignedDeleter{});
     planes_.push_back(p);
     return p.data;
   }

@@ -101,7 +101,7 @@ class SkipNormKernel final : public OpKernel {
   SkipNormKernel(const KernelInit& init, bool simplified)
       : row_(LayerNormRowFor(init)), simplified_(simplified) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(SkipNormArgs a, ReadArgs(ctx, simplified_));
     // Rows of zero elements: mean 0, variance 0.
     std::vector<float> means(static_cast<size_t>(a.rows), 0.0f),

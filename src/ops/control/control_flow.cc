@@ -121,8 +121,8 @@ Status LoopCompute(KernelContext& ctx) {
     body_in[0] = Value(Tensor::ScalarI64(it));
     body_in[1] = Value(ScalarBool(cond));
     auto outs = ctx.RunSubgraph(*body, body_in);
-    if (!outs.ok()) return outs.take_status().WithContext(ctx.node().Describe() + " iteration " +
-                                                         std::to_string(it));
+    if (!outs.ok())
+      return ctx.Annotate(outs.take_status().WithContext("iteration " + std::to_string(it)));
     if (outs->size() != 1 + n_carried + n_scan)
       return ctx.Error("body returned " + std::to_string(outs->size()) + " values");
     if (has_cond) {
@@ -153,8 +153,8 @@ Status LoopCompute(KernelContext& ctx) {
     Shape es;
     DeclaredOutputType(*body, 1 + n_carried + k, &dt, &es);
     auto stacked = StackTensors(scans[k], dt, es);
-    if (!stacked.ok()) return ctx.Error("scan output " + std::to_string(k) + ": " +
-                                        stacked.status().message());
+    if (!stacked.ok())
+      return ctx.Annotate(stacked.take_status().WithContext("scan output " + std::to_string(k)));
     ctx.SetOutput(n_carried + k, std::move(stacked).value());
   }
   return Status::Ok();
@@ -186,7 +186,7 @@ Status RunScan(KernelContext& ctx, const Graph& body, const ScanSpec& sp,
     }
     auto outs = ctx.RunSubgraph(body, body_in);
     if (!outs.ok())
-      return outs.take_status().WithContext(ctx.node().Describe() + " step " + std::to_string(t));
+      return ctx.Annotate(outs.take_status().WithContext("step " + std::to_string(t)));
     if (outs->size() != sp.n_state + sp.n_scan_out)
       return ctx.Error("body returned " + std::to_string(outs->size()) + " values");
     for (size_t k = 0; k < sp.n_state; ++k) (*states)[k] = std::move((*outs)[k]);
@@ -257,10 +257,10 @@ Expected<Tensor> AssembleScanOutput(KernelContext& ctx, const Graph& body, size_
   Shape es;
   DeclaredOutputType(body, body_out, &dt, &es);
   auto st = StackTensors(v, dt, es);
-  if (!st.ok()) return ctx.Error(st.status().message());
+  if (!st.ok()) return ctx.Annotate(st.take_status());
   Tensor out = std::move(st).value();
   auto ax = NormalizeAxis(axis, out.rank());
-  if (!ax.ok()) return ctx.Error("scan_output_axes: " + ax.status().message());
+  if (!ax.ok()) return ctx.Annotate(ax.take_status().WithContext("scan_output_axes"));
   return MoveLeadingAxis(out, static_cast<int>(*ax));
 }
 
@@ -365,7 +365,7 @@ Status Scan8Compute(KernelContext& ctx) {
       while (static_cast<int64_t>(slices[k].size()) < max_len)
         slices[k].push_back(Tensor::Zeros(dt, es));
       auto st = StackTensors(slices[k], dt, es);
-      if (!st.ok()) return ctx.Error(st.status().message());
+      if (!st.ok()) return ctx.Annotate(st.take_status());
       outs_per_batch[k].push_back(std::move(st).value());
     }
   }
@@ -373,7 +373,7 @@ Status Scan8Compute(KernelContext& ctx) {
     auto st = StackTensors(final_states[k], inputs[k].tensor().dtype(),
                            Shape(inputs[k].tensor().shape().begin() + 1,
                                  inputs[k].tensor().shape().end()));
-    if (!st.ok()) return ctx.Error(st.status().message());
+    if (!st.ok()) return ctx.Annotate(st.take_status());
     ctx.SetOutput(k, std::move(st).value());
   }
   for (size_t k = 0; k < sp.n_scan_out && sp.n_state + k < ctx.num_outputs(); ++k) {
@@ -382,7 +382,7 @@ Status Scan8Compute(KernelContext& ctx) {
     DeclaredOutputType(*body, sp.n_state + k, &dt, &es);
     es.insert(es.begin(), max_len);
     auto st = StackTensors(outs_per_batch[k], dt, es);
-    if (!st.ok()) return ctx.Error(st.status().message());
+    if (!st.ok()) return ctx.Annotate(st.take_status());
     ctx.SetOutput(sp.n_state + k, std::move(st).value());
   }
   return Status::Ok();

@@ -109,7 +109,7 @@ Status SplitToSequenceCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor in, ctx.RequireTensor(0));
   if (in.rank() == 0) return ctx.Error("input must have rank >= 1");
   auto ax = NormalizeAxis(ctx.node().GetInt("axis", 0), in.rank());
-  if (!ax.ok()) return ctx.Error(ax.status().message());
+  if (!ax.ok()) return ctx.Annotate(ax.take_status());
   const int axis = static_cast<int>(*ax);
   const int64_t len = in.dim(axis);
   std::vector<Tensor> items;
@@ -167,7 +167,7 @@ Status ConcatFromSequenceCompute(KernelContext& ctx) {
   const int axis = static_cast<int>(*ax);
   if (new_axis) {
     auto st = StackTensors(items, items[0].dtype(), items[0].shape());
-    if (!st.ok()) return ctx.Error(st.status().message());
+    if (!st.ok()) return ctx.Annotate(st.take_status());
     ctx.SetOutput(0, Value(MoveLeadingAxis(*st, axis)));
     return Status::Ok();
   }

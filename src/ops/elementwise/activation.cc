@@ -194,7 +194,7 @@ class GeluKernel final : public OpKernel {
  public:
   explicit GeluKernel(const KernelInit& init) : row_(GeluRowFor(init)) {}
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const std::string approx = ctx.node().GetString("approximate", "none");
     if (approx != "none" && approx != "tanh")
       return ctx.Error("attribute approximate must be \"none\" or \"tanh\", got \"" + approx + "\"");

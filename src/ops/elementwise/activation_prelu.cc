@@ -19,7 +19,7 @@ Status PReluCompute(KernelContext& ctx) {
     shape[0] = slope.dim(0);
     strides[0] = slope.layout().strides()[0];
     auto l = Layout::Strided(shape, strides, slope.layout().offset());
-    if (!l.ok()) return ctx.Error(l.status().message());
+    if (!l.ok()) return ctx.Annotate(l.take_status());
     slope = slope.WithLayout(std::move(l).value());
   }
   auto out = BroadcastShapes(x.shape(), slope.shape());
@@ -39,7 +39,7 @@ Status PReluCompute(KernelContext& ctx) {
                                  }
                                }));
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 VT_REGISTER_OP("", "PRelu", 1, kMaxOpset, PReluCompute);

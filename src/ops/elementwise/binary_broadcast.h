@@ -1,13 +1,11 @@
 // Elementwise engine shared by the unary, binary, comparison, variadic and Where kernels
 // (ONNX Operators.md "Broadcasting in ONNX", multidirectional numpy rules).
 //
-// Three pieces:
-//   - ElemTraits<S>: storage type S -> compute type (float16/bfloat16 compute in float);
-//   - DispatchElem: dtype -> C++ storage type, restricted to a set of dtype families;
-//   - BroadcastPlan + ForEachRow: up to kMaxOperands inputs of any strided layout broadcast to a
-//     contiguous output. Dims of size 1 are dropped and adjacent dims that are contiguous for
-//     every operand are merged, so "same shape", "scalar operand" and "[C,1,1] over NCHW" all
-//     become rows whose inner stride is 1 or 0 and the row kernels below vectorise.
+// BroadcastPlan + ForEachRow: up to kMaxOperands inputs of any strided layout broadcast to a
+// contiguous output. Dims of size 1 are dropped and adjacent dims that are contiguous for every
+// operand are merged, so "same shape", "scalar operand" and "[C,1,1] over NCHW" all become rows
+// whose inner stride is 1 or 0 and the row kernels below vectorise. Element types and dtype
+// dispatch: ops/common/dtype_dispatch.h.
 #pragma once
 
 #include <omp.h>
@@ -19,86 +17,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/common/dtype_dispatch.h"
 #include "ops/common/op_util.h"
 
 namespace vt::ops {
-
-// ---------------------------------------------------------------------------------------------
-// Element traits.
-
-template <typename S>
-struct ElemTraits {
-  using Compute = S;
-  static Compute Load(S v) { return v; }
-  static S Store(Compute v) { return v; }
-};
-template <>
-struct ElemTraits<Float16> {
-  using Compute = float;
-  static float Load(Float16 v) { return HalfToFloat(v.bits); }
-  static Float16 Store(float v) { return Float16{FloatToHalf(v)}; }
-};
-template <>
-struct ElemTraits<BFloat16> {
-  using Compute = float;
-  static float Load(BFloat16 v) { return BFloat16ToFloat(v.bits); }
-  static BFloat16 Store(float v) { return BFloat16{FloatToBFloat16(v)}; }
-};
-
-template <typename S>
-using ComputeOf = typename ElemTraits<S>::Compute;
-
-template <typename S>
-inline constexpr bool kIsHalf = std::is_same_v<S, Float16> || std::is_same_v<S, BFloat16>;
-
-// ---------------------------------------------------------------------------------------------
-// Dtype dispatch over families.
-
-enum TypeSet : unsigned {
-  kSetFloat = 1u << 0,     // float32, float64
-  kSetHalf = 1u << 1,      // float16, bfloat16
-  kSetSigned = 1u << 2,    // int8..int64
-  kSetUnsigned = 1u << 3,  // uint8..uint64
-  kSetBool = 1u << 4,
-  kSetString = 1u << 5,
-};
-inline constexpr unsigned kSetAllFloat = kSetFloat | kSetHalf;
-inline constexpr unsigned kSetInt = kSetSigned | kSetUnsigned;
-inline constexpr unsigned kSetNumeric = kSetAllFloat | kSetInt;
-inline constexpr unsigned kSetAll = kSetNumeric | kSetBool | kSetString;
-
-// Calls f(S{}) with the storage type of `t` (float, double, Float16, BFloat16, intN_t, uintN_t,
-// bool, std::string) when t's family is in `Set` (only those are instantiated). Errors:
-// Unimplemented naming the dtype.
-template <unsigned Set, typename F>
-Status DispatchElem(DType t, F&& f) {
-  const auto unsupported = [&]() {
-    return Unimplemented(std::string("dtype ") + DTypeName(t) + " is not supported");
-  };
-#define VT_ELEM_CASE(DT, T, SET)               \
-  case DT:                                     \
-    if constexpr ((Set & (SET)) != 0) return f(T{}); \
-    return unsupported();
-  switch (t) {
-    VT_ELEM_CASE(DType::kFloat32, float, kSetFloat)
-    VT_ELEM_CASE(DType::kFloat64, double, kSetFloat)
-    VT_ELEM_CASE(DType::kFloat16, Float16, kSetHalf)
-    VT_ELEM_CASE(DType::kBFloat16, BFloat16, kSetHalf)
-    VT_ELEM_CASE(DType::kInt8, int8_t, kSetSigned)
-    VT_ELEM_CASE(DType::kInt16, int16_t, kSetSigned)
-    VT_ELEM_CASE(DType::kInt32, int32_t, kSetSigned)
-    VT_ELEM_CASE(DType::kInt64, int64_t, kSetSigned)
-    VT_ELEM_CASE(DType::kUInt8, uint8_t, kSetUnsigned)
-    VT_ELEM_CASE(DType::kUInt16, uint16_t, kSetUnsigned)
-    VT_ELEM_CASE(DType::kUInt32, uint32_t, kSetUnsigned)
-    VT_ELEM_CASE(DType::kUInt64, uint64_t, kSetUnsigned)
-    VT_ELEM_CASE(DType::kBool, bool, kSetBool)
-    VT_ELEM_CASE(DType::kString, std::string, kSetString)
-    default:
-      return unsupported();
-  }
-#undef VT_ELEM_CASE
-}
 
 // ---------------------------------------------------------------------------------------------
 // Broadcast plan.

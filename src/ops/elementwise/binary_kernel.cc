@@ -24,12 +24,12 @@ Expected<BinaryOperands> PrepareBinary(const KernelContext& ctx) {
       strides[static_cast<size_t>(axis + i)] = b.layout().strides()[static_cast<size_t>(i)];
     }
     auto l = Layout::Strided(shape, strides, b.layout().offset());
-    if (!l.ok()) return ctx.Error(l.status().message());
+    if (!l.ok()) return ctx.Annotate(l.take_status());
     r.b_view_ = b.WithLayout(std::move(l).value());
     r.legacy_b_ = true;
   }
   auto out = BroadcastShapes(a.shape(), r.b().shape());
-  if (!out.ok()) return ctx.Error(out.status().message());
+  if (!out.ok()) return ctx.Annotate(out.take_status());
   r.out_ = std::move(out).value();
   return r;
 }

@@ -63,7 +63,7 @@ Status BinarySame(KernelContext& ctx, MakeOp&& make_op) {
     return ZipTensors<S, S, S>(in.a(), in.b(), y, ctx.threads(),
                                LiftBinary<S>(make_op(ComputeOf<S>{})));
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 // y = op(a, b) with a bool output (comparisons, logic). Strings are passed by const reference.
@@ -83,7 +83,7 @@ Status BinaryToBool(KernelContext& ctx, MakeOp&& make_op) {
       return ZipTensors<S, S, bool>(in.a(), in.b(), y, ctx.threads(), op);
     }
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 }  // namespace vt::ops

@@ -103,7 +103,7 @@ Status PowCompute(KernelContext& ctx) {
     if constexpr (std::is_integral_v<S>) return PowIntBase<S>(ctx, in);
     else return PowFloatBase<S>(ctx, in);
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 VT_REGISTER_OP("", "Pow", 1, kMaxOpset, PowCompute);

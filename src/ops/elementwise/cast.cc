@@ -291,10 +291,10 @@ Status CastToDType(KernelContext& ctx, const Tensor& x, DType to) {
   Tensor out = ctx.AllocOutput(0, to, x.shape());
   Status st = CastInto(x, out, ctx.threads());
   if (!st.ok()) {
-    return st.code() == StatusCode::kUnimplemented
-               ? ctx.Unsupported(std::string("cast from ") + DTypeName(x.dtype()) + " to " +
-                                 DTypeName(to) + ": " + st.message())
-               : ctx.Error(st.message());
+    // An unsupported pair names both types; other errors name what they are about.
+    if (st.code() == StatusCode::kUnimplemented)
+      st.WithContext(std::string("cast from ") + DTypeName(x.dtype()) + " to " + DTypeName(to));
+    return ctx.Annotate(std::move(st));
   }
   return Status::Ok();
 }
@@ -306,7 +306,7 @@ Status CastCompute(KernelContext& ctx) {
   DType to;
   if (a->type == Attribute::Type::kString) {
     auto t = DTypeFromName(a->s);
-    if (!t.ok()) return ctx.Error(t.status().message());
+    if (!t.ok()) return ctx.Annotate(t.take_status());
     to = *t;
   } else {
     if (!IsKnownDType(static_cast<int32_t>(a->i)))

@@ -8,14 +8,6 @@
 
 namespace vt::ops {
 
-// Turns a helper's Status into one naming the node: Unimplemented stays "unsupported",
-// anything else becomes InvalidArgument.
-inline Status NodeStatus(const KernelContext& ctx, const Status& st) {
-  if (st.ok()) return st;
-  if (st.code() == StatusCode::kUnimplemented) return ctx.Unsupported(st.message());
-  return ctx.Error(st.message());
-}
-
 // Input i as a tensor without copying it (a Tensor copy allocates its shape and strides).
 // Errors: InvalidArgument naming the node when absent or not a tensor.
 inline Expected<const Tensor*> TensorArg(const KernelContext& ctx, size_t i) {
@@ -37,7 +29,7 @@ Status UnarySame(KernelContext& ctx, MakeOp&& make_op) {
     Tensor y = ctx.AllocOutput(0, x.dtype(), x.shape());
     return MapTensor<S, S>(x, y, ctx.threads(), LiftUnary<S>(make_op(ComputeOf<S>{})));
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 // y = pred(x) with a bool output (IsNaN, IsInf). `pred` takes the compute type.
@@ -52,7 +44,7 @@ Status UnaryToBool(KernelContext& ctx, Pred&& pred) {
       return pred(ElemTraits<S>::Load(v));
     });
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 }  // namespace vt::ops

@@ -22,7 +22,7 @@ Status Variadic(KernelContext& ctx, MakeOp&& make_op, bool mean) {
   }
   if (xs.empty()) return ctx.Error("needs at least one input");
   auto out = BroadcastShapes(shapes);
-  if (!out.ok()) return ctx.Error(out.status().message());
+  if (!out.ok()) return ctx.Annotate(out.take_status());
   Status st = DispatchElem<Set>(xs[0].dtype(), [&](auto tag) -> Status {
     using S = decltype(tag);
     using C = ComputeOf<S>;
@@ -43,7 +43,7 @@ Status Variadic(KernelContext& ctx, MakeOp&& make_op, bool mean) {
     }
     return Status::Ok();
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 Status MaxCompute(KernelContext& ctx) {

@@ -19,14 +19,14 @@ Status WhereCompute(KernelContext& ctx) {
     return ctx.Error(std::string("condition must be bool, got ") + DTypeName(c.dtype()));
   VT_RETURN_IF_ERROR(RequireSameDType(ctx, x, y));
   auto out = BroadcastShapes({c.shape(), x.shape(), y.shape()});
-  if (!out.ok()) return ctx.Error(out.status().message());
+  if (!out.ok()) return ctx.Annotate(out.take_status());
   Status st = DispatchBySize(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     Tensor z = ctx.AllocOutput(0, x.dtype(), *out);
     return Zip3Tensors<bool, T, T, T>(
         c, x, y, z, ctx.threads(), [](bool k, const T& a, const T& b) -> T { return k ? a : b; });
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 // Reads the scalar bound at input `i` into `out` when present.
@@ -71,7 +71,7 @@ Status ClipCompute(KernelContext& ctx) {
                              return v;
                            }));
   });
-  return NodeStatus(ctx, st);
+  return ctx.Annotate(std::move(st));
 }
 
 VT_REGISTER_OP("", "Where", 9, kMaxOpset, WhereCompute);

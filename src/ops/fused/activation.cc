@@ -17,11 +17,11 @@ class ActivationKernel final : public OpKernel {
     const std::string name = init.node.GetString(kActivationAttr, "");
     auto act = FusedActivationFromName(name);
     if (!act || act->none)
-      return InvalidArgument(init.node.Describe() + ": unknown activation '" + name + "'");
+      return AnnotateNode(InvalidArgument("unknown activation '" + name + "'"), init.node);
     return std::unique_ptr<OpKernel>(new ActivationKernel(GeluRowFor(init), *act));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
     Tensor m;
     if (ctx.has_input(1)) {

@@ -32,15 +32,16 @@ class DenseKernel final : public OpKernel {
     auto k = std::unique_ptr<DenseKernel>(new DenseKernel());
     auto act = FusedActivationFromName(node.GetString(kActivationAttr, ""));
     if (!act)
-      return InvalidArgument(node.Describe() + ": unknown activation '" +
-                             node.GetString(kActivationAttr, "") + "'");
+      return AnnotateNode(
+          InvalidArgument("unknown activation '" + node.GetString(kActivationAttr, "") + "'"),
+          node);
     if (act->none && node.inputs.size() > 3 && !node.inputs[3].empty())
-      return InvalidArgument(node.Describe() + ": M needs an activation");
+      return AnnotateNode(InvalidArgument("M needs an activation"), node);
     k->act_ = *act;
     k->act_row_ = &GeluRowFor(init);
     const Tensor* w = node.inputs.size() > 1 ? init.FindInitializer(node.inputs[1]) : nullptr;
     if (w == nullptr || w->dtype() != DType::kFloat32 || w->rank() != 2)
-      return InvalidArgument(node.Describe() + ": W must be a constant f32 [K, N]");
+      return AnnotateNode(InvalidArgument("W must be a constant f32 [K, N]"), node);
     k->k_ = w->dim(0);
     k->n_ = w->dim(1);
     const size_t K = static_cast<size_t>(k->k_), N = static_cast<size_t>(k->n_);
@@ -60,7 +61,7 @@ class DenseKernel final : public OpKernel {
     return std::unique_ptr<OpKernel>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
     if (x0.dtype() != DType::kFloat32) return ctx.Unsupported("X must be f32");
     if (x0.rank() < 1 || x0.dim(x0.rank() - 1) != k_)

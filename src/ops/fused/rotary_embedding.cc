@@ -91,7 +91,7 @@ class RotaryKernel final : public OpKernel {
  public:
   explicit RotaryKernel(const KernelInit& init)
       : row_(kernels::RotaryKernelForIsa(KernelIsaName(init))) {}
-  Status Compute(KernelContext& ctx) override { return RotaryCompute(ctx, row_); }
+  Status Compute(KernelContext& ctx) const override { return RotaryCompute(ctx, row_); }
 
  private:
   const kernels::RotaryKernel& row_;

@@ -39,7 +39,7 @@ Status RangeCompute(KernelContext& ctx) {
     return ctx.Error("start, limit and delta must have the same dtype");
   for (const Tensor* t : {&st, &li, &de})
     if (t->numel() != 1 || t->rank() > 1) return ctx.Error("start, limit and delta must be scalars");
-  Status s = DispatchNumeric(dt, [&](auto tag) -> Status {
+  Status s = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     int64_t n;
     if constexpr (std::is_integral_v<T>) {
@@ -72,8 +72,7 @@ Status RangeCompute(KernelContext& ctx) {
     }
     return Status::Ok();
   });
-  if (s.code() == StatusCode::kUnimplemented) return ctx.Unsupported(s.message());
-  return s;
+  return ctx.Annotate(std::move(s));
 }
 
 Status EyeLikeCompute(KernelContext& ctx) {

@@ -2,10 +2,13 @@
 // (ONNX Operators.md). Outputs are pseudo-random: with the `seed` attribute the generator is
 // seeded once per node at session creation and advances across runs (so a session replays the
 // same stream); without it, each node draws its seed from std::random_device. Values cannot
-// match another runtime's generator bit for bit.
+// match another runtime's generator bit for bit. Concurrent runs of one session share the
+// node's stream: a mutex gives each call a contiguous stretch of it, in the order the calls
+// take the lock.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <random>
 
 #include "ops/common/op_util.h"
@@ -31,8 +34,9 @@ class RandomKernel : public OpKernel {
     }
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     const Node& n = ctx.node();
+    std::lock_guard<std::mutex> lock(mu_);
     switch (dist_) {
       case Dist::kUniform:
       case Dist::kNormal: return Continuous(ctx, n);
@@ -68,17 +72,17 @@ class RandomKernel : public OpKernel {
       for (size_t i = 0; i < v.size(); ++i) o[i] = v[i] != 0;
       return Status::Ok();
     }
-    Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
       using T = decltype(tag);
       T* o = out.mutable_data<T>();
       for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<T>(v[i]);
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
     return Status::Ok();
   }
 
-  Status Continuous(KernelContext& ctx, const Node& n) {
+  Status Continuous(KernelContext& ctx, const Node& n) const {
     Shape shape;
     DType def = DType::kFloat32;
     if (like_) {
@@ -114,7 +118,7 @@ class RandomKernel : public OpKernel {
   }
 
   // Bernoulli (opset 15): y = 1 with probability x (each x in [0, 1]), else 0.
-  Status Bernoulli(KernelContext& ctx, const Node& n) {
+  Status Bernoulli(KernelContext& ctx, const Node& n) const {
     VT_ASSIGN_OR_RETURN(Tensor in, ctx.RequireTensor(0));
     if (!IsFloatDType(in.dtype())) return ctx.Error("input must be floating point");
     VT_ASSIGN_OR_RETURN(DType dt, OutDType(ctx, in.dtype()));
@@ -131,7 +135,7 @@ class RandomKernel : public OpKernel {
 
   // Multinomial (opset 7): input [batch, classes] unnormalised log-probabilities; output
   // [batch, sample_size] class indices (int32 default, or int64).
-  Status Multinomial(KernelContext& ctx, const Node& n) {
+  Status Multinomial(KernelContext& ctx, const Node& n) const {
     VT_ASSIGN_OR_RETURN(Tensor in, ctx.RequireTensor(0));
     if (!IsFloatDType(in.dtype()) || in.rank() != 2)
       return ctx.Error("input must be a floating-point [batch, classes] tensor");
@@ -165,7 +169,8 @@ class RandomKernel : public OpKernel {
 
   Dist dist_;
   bool like_;
-  std::mt19937_64 gen_;
+  mutable std::mutex mu_;
+  mutable std::mt19937_64 gen_;  // guarded by mu_
 };
 
 KernelFactory Make(Dist dist, bool like) {

@@ -30,9 +30,9 @@ inline void Combine(T& dst, const T& src, Reduction r) {
   if constexpr (std::is_same_v<T, std::string>) {
     dst = src;
   } else {
-    using C = ComputeOf<T>;
-    using V = typename C::type;
-    const V a = C::To(dst), b = C::To(src);
+    using C = ElemTraits<T>;
+    using V = ComputeOf<T>;
+    const V a = C::Load(dst), b = C::Load(src);
     V v;
     switch (r) {
       case Reduction::kNone: v = b; break;
@@ -42,7 +42,7 @@ inline void Combine(T& dst, const T& src, Reduction r) {
       case Reduction::kMin: v = std::min(a, b); break;
       default: v = b; break;
     }
-    dst = C::From(v);
+    dst = C::Store(v);
   }
 }
 
@@ -67,7 +67,7 @@ Status ScatterElementsImpl(KernelContext& ctx, Reduction red) {
   const int64_t n = upd.numel();
   if (n == 0) return Status::Ok();
   const std::vector<int64_t> ostr = RowMajorStrides(data.shape());
-  Status st = DispatchAll(dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     T* dst = out.mutable_data<T>();
     const T* src = upd.data<T>();
@@ -85,7 +85,7 @@ Status ScatterElementsImpl(KernelContext& ctx, Reduction red) {
     }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 
@@ -138,7 +138,7 @@ Status ScatterNDCompute(KernelContext& ctx) {
                 ElemPtr(upd.raw_data(), dt, t * slice), slice);
     return Status::Ok();
   }
-  Status st = DispatchAll(dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     T* dst = out.mutable_data<T>();
     const T* src = upd.data<T>();
@@ -147,7 +147,7 @@ Status ScatterNDCompute(KernelContext& ctx) {
         Combine(dst[offs[static_cast<size_t>(t)] + e], src[t * slice + e], red);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

@@ -67,14 +67,14 @@ Status NonZeroCompute(KernelContext& ctx) {
   Tensor x = x0.Contiguous();
   const int64_t n = x.numel();
   std::vector<int64_t> flat;
-  Status st = DispatchAll(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* p = x.data<T>();
     for (int64_t i = 0; i < n; ++i)
       if (IsNonZero(p[i])) flat.push_back(i);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   // A scalar behaves like a 1-element vector (numpy.nonzero on atleast_1d).
   const int rank = std::max(x.rank(), 1);
   const int64_t nnz = static_cast<int64_t>(flat.size());

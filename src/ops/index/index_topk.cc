@@ -22,8 +22,8 @@ inline bool Greater(V a, V b) {
 template <typename T>
 void TopKLanes(const T* x, int64_t outer, int64_t dim, int64_t inner, int64_t k, bool largest,
                T* values, int64_t* indices) {
-  using C = ComputeOf<T>;
-  using V = typename C::type;
+  using C = ElemTraits<T>;
+  using V = ComputeOf<T>;
   std::vector<std::pair<V, int64_t>> lane(static_cast<size_t>(dim));
   auto before = [largest](const std::pair<V, int64_t>& a, const std::pair<V, int64_t>& b) {
     if (largest) {
@@ -39,7 +39,7 @@ void TopKLanes(const T* x, int64_t outer, int64_t dim, int64_t inner, int64_t k,
     for (int64_t i = 0; i < inner; ++i) {
       const T* base = x + o * dim * inner + i;
       for (int64_t j = 0; j < dim; ++j)
-        lane[static_cast<size_t>(j)] = {C::To(base[j * inner]), j};
+        lane[static_cast<size_t>(j)] = {C::Load(base[j * inner]), j};
       std::partial_sort(lane.begin(), lane.begin() + k, lane.end(), before);
       for (int64_t j = 0; j < k; ++j) {
         const int64_t dst = (o * k + j) * inner + i;
@@ -77,7 +77,7 @@ Status TopKCompute(KernelContext& ctx) {
   const int64_t outer = DimProduct(x.shape(), 0, static_cast<size_t>(axis));
   const int64_t inner = DimProduct(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
   if (values.numel() == 0) return Status::Ok();
-  Status st = DispatchAll(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
       return Unimplemented(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
@@ -87,7 +87,7 @@ Status TopKCompute(KernelContext& ctx) {
       return Status::Ok();
     }
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

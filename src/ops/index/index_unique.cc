@@ -14,7 +14,7 @@ namespace {
 template <typename T>
 inline int CompareElem(const T& a, const T& b) {
   if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
-    return CompareElem(ComputeOf<T>::To(a), ComputeOf<T>::To(b));
+    return CompareElem(ElemTraits<T>::Load(a), ElemTraits<T>::Load(b));
   } else if constexpr (std::is_floating_point_v<T>) {
     const bool na = std::isnan(a), nb = std::isnan(b);
     if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
@@ -108,12 +108,12 @@ Status UniqueCompute(KernelContext& ctx) {
   const int64_t n = axis_attr ? x0.dim(static_cast<int>(axis)) : x0.numel();
   const int64_t len = n == 0 ? 0 : rows.numel() / n;
   UniqueResult res;
-  Status st = DispatchAll(dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     res = FindUnique<T>(rows.data<T>(), n, len, sorted);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   const int64_t u = static_cast<int64_t>(res.first.size());
   Shape moved = rows.shape();
   if (axis_attr) moved[0] = u;

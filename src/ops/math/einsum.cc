@@ -111,7 +111,7 @@ Labeled SumOut(const Labeled& x, const std::set<int>& drop) {
   const int64_t rows = NumElements(out_shape);
   const int64_t n = rows > 0 ? c.numel() / std::max<int64_t>(rows, 1) : 0;
   Tensor out = Tensor::Empty(c.dtype(), out_shape);
-  (void)DispatchNumeric(c.dtype(), [&](auto tag) -> Status {
+  (void)DispatchElem<kSetFloatInt>(c.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* p = c.data<T>();
     T* q = out.mutable_data<T>();
@@ -174,7 +174,7 @@ Labeled Contract(const Labeled& a0, const Labeled& b0, const std::set<int>& keep
   Shape cs;
   for (int l : co) cs.push_back(sizes.at(l));
   Tensor c = Tensor::Empty(at.dtype(), cs);
-  (void)DispatchNumeric(at.dtype(), [&](auto tag) -> Status {
+  (void)DispatchElem<kSetFloatInt>(at.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* pa = at.data<T>();
     const T* pb = bt.data<T>();
@@ -237,7 +237,7 @@ Status EinsumCompute(KernelContext& ctx) {
   for (size_t i = 0; i < terms.size(); ++i) {
     bool ell = false;
     auto term = ParseTerm(terms[i], ins[i].rank(), ellipsis_rank, &ell);
-    if (!term.ok()) return ctx.Error(term.status().message());
+    if (!term.ok()) return ctx.Annotate(term.take_status());
     for (size_t d = 0; d < term->labels.size(); ++d) {
       const int l = term->labels[d];
       const int64_t n = ins[i].dim(static_cast<int>(d));
@@ -249,7 +249,7 @@ Status EinsumCompute(KernelContext& ctx) {
       if (l < kEllipsisBase) ++uses[l];
     }
     auto diag = Diagonal(ins[i], term->labels);
-    if (!diag.ok()) return ctx.Error(diag.status().message());
+    if (!diag.ok()) return ctx.Annotate(diag.take_status());
     ops.push_back(*diag);
   }
 
@@ -257,7 +257,7 @@ Status EinsumCompute(KernelContext& ctx) {
   if (arrow != std::string::npos) {
     bool ell = false;
     auto term = ParseTerm(eq.substr(arrow + 2), -1, ellipsis_rank, &ell);
-    if (!term.ok()) return ctx.Error(term.status().message());
+    if (!term.ok()) return ctx.Annotate(term.take_status());
     out_labels = term->labels;
     for (int l : out_labels) {
       if (!sizes.count(l)) return ctx.Error("output label does not appear in any input");

@@ -1,7 +1,8 @@
 // Gemm (ONNX Operators.md "Gemm", opsets 1-13): Y[M, N] = alpha * A' * B' + beta * C with
 // A' = transA ? A^T : A ([M, K]), B' = transB ? B^T : B ([K, N]) and C unidirectionally
-// broadcast to [M, N] (optional since opset 11). Floating types compute in f32 on the blocked
-// GEMM (f16/bf16/f64 converted); integer types use a plain loop.
+// broadcast to [M, N] (optional since opset 11). float32/float16/bfloat16 compute in f32 on the
+// blocked GEMM (f16/bf16 converted); float64 (which keeps its double precision) and integer
+// types use a plain loop.
 //
 // A constant B is prepacked into NR panels at session creation (from either storage order).
 // A C that is a row vector, a column vector or a scalar becomes the GEMM's bias epilogue; a
@@ -22,7 +23,7 @@ using kernels::F32GemmB;
 using kernels::F32Panels;
 
 template <typename T>
-void IntGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, const T* b, bool tb, T alpha,
+void PlainGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, const T* b, bool tb, T alpha,
              T beta, const Tensor* c, T* y) {
   std::vector<int64_t> cs;
   if (c != nullptr) cs = BroadcastStrides(c->shape(), Shape{M, N});
@@ -96,7 +97,7 @@ class GemmKernel final : public OpKernel {
     }
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     const DType dt = A.dtype();
@@ -123,15 +124,15 @@ class GemmKernel final : public OpKernel {
     Tensor Y = ctx.AllocOutput(0, dt, {M, N});
     if (Y.numel() == 0) return Status::Ok();
 
-    if (!IsF32Computable(dt)) {
+    if (!IsF32Computable(dt) || dt == DType::kFloat64) {
       Tensor a = A.Contiguous(), b = B.Contiguous(), c = C.defined() ? C.Contiguous() : C;
-      Status st = DispatchInt(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
-        IntGemm<T>(M, N, K, a.data<T>(), trans_a_, b.data<T>(), trans_b_, static_cast<T>(alpha_),
+        PlainGemm<T>(M, N, K, a.data<T>(), trans_a_, b.data<T>(), trans_b_, static_cast<T>(alpha_),
                    static_cast<T>(beta_), c.defined() ? &c : nullptr, Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

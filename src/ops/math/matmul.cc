@@ -1,7 +1,8 @@
 // MatMul (ONNX Operators.md "MatMul", opsets 1, 9, 13): numpy matmul semantics — 1-D operands
 // are promoted ([K] -> [1, K] for A, [K] -> [K, 1] for B) and the promoted axis removed from
-// the result; leading (batch) axes broadcast. Floating types compute in f32 on the blocked
-// GEMM (f16/bf16/f64 converted); integer types use a plain loop.
+// the result; leading (batch) axes broadcast. float32/float16/bfloat16 compute in f32 on the
+// blocked GEMM (f16/bf16 converted); float64 (which keeps its double precision) and integer
+// types use a plain loop.
 //
 // A constant B (initializer or Constant node) is prepacked into NR panels once per batch
 // matrix at session creation. When B has no batch axes the batch of A is folded into M, so
@@ -71,7 +72,7 @@ void BatchOffsets(const MatMulShapes& s, std::vector<int64_t>* ia, std::vector<i
 }
 
 template <typename T>
-void IntMatMul(const MatMulShapes& s, const T* a, const T* b, T* y) {
+void PlainMatMul(const MatMulShapes& s, const T* a, const T* b, T* y) {
   std::vector<int64_t> ia, ib;
   BatchOffsets(s, &ia, &ib);
   const int64_t M = s.M, K = s.K, N = s.N;
@@ -137,7 +138,7 @@ class MatMulKernel final : public OpKernel {
     return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor A, ctx.RequireTensor(0));
     VT_ASSIGN_OR_RETURN(Tensor B, ctx.RequireTensor(1));
     const DType dt = A.dtype();
@@ -147,14 +148,14 @@ class MatMulKernel final : public OpKernel {
     Tensor Y = ctx.AllocOutput(0, dt, s.out);
     if (Y.numel() == 0) return Status::Ok();
 
-    if (!IsF32Computable(dt)) {
+    if (!IsF32Computable(dt) || dt == DType::kFloat64) {
       Tensor a = A.Contiguous(), b = B.Contiguous();
-      Status st = DispatchInt(dt, [&](auto tag) -> Status {
+      Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
         using T = decltype(tag);
-        IntMatMul<T>(s, a.data<T>(), b.data<T>(), Y.mutable_data<T>());
+        PlainMatMul<T>(s, a.data<T>(), b.data<T>(), Y.mutable_data<T>());
         return Status::Ok();
       });
-      if (!st.ok()) return ctx.Unsupported(st.message());
+      if (!st.ok()) return ctx.Annotate(std::move(st));
       return Status::Ok();
     }
 

@@ -137,6 +137,54 @@ TEST(Gemm, TransposesAlphaBetaAndEveryCForm) {
         }
 }
 
+TEST(MatMul, Float64KeepsDoublePrecisionOnOddSizes) {
+  // Values whose products and sums need more than float32's 24 bits: a float32 GEMM would be off
+  // by ~1e-7 relative; the float64 path must agree with the double reference to ~1e-15.
+  for (const auto& [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{7, 17}, {17, 33}},
+                                                                  {{3, 1, 5, 17}, {2, 17, 7}},
+                                                                  {{17}, {1, 17, 257}}}) {
+    std::vector<double> a(static_cast<size_t>(NumElements(sa))), b(static_cast<size_t>(NumElements(sb)));
+    for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0 + std::sin(0.37 * i) * 1e-3 + 1.0 / 3.0;
+    for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.91 * i) + 1e-9 * i;
+    NnCall call;
+    call.op = "MatMul";
+    call.opset = 13;
+    call.inputs = {testing::MakeTensor(DType::kFloat64, sa, a), testing::MakeTensor(DType::kFloat64, sb, b)};
+    auto r = call.Run();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    Shape ys;
+    const std::vector<double> want = RefMatMul(sa, a, sb, b, &ys);
+    ASSERT_EQ((*r)[0].tensor().shape(), ys);
+    ASSERT_EQ((*r)[0].tensor().dtype(), DType::kFloat64);
+    const std::vector<double> got = testing::Values((*r)[0].tensor());
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-13 * (1 + std::fabs(want[i])));
+  }
+}
+
+TEST(Gemm, Float64KeepsDoublePrecision) {
+  const int64_t M = 7, K = 17, N = 33;
+  std::vector<double> a(M * K), b(N * K), c(N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = 1.0 / 3.0 + std::sin(0.37 * i) * 1e-3;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.91 * i) + 1e-9 * i;
+  for (size_t i = 0; i < c.size(); ++i) c[i] = 1e-8 * i;
+  NnCall call;
+  call.op = "Gemm";
+  call.opset = 13;
+  call.attrs = {AttrInt("transB", 1), AttrFloat("alpha", 0.5f), AttrFloat("beta", 2.0f)};
+  call.inputs = {testing::MakeTensor(DType::kFloat64, {M, K}, a), testing::MakeTensor(DType::kFloat64, {N, K}, b),
+                 testing::MakeTensor(DType::kFloat64, {N}, c)};
+  auto r = call.Run();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<double> got = testing::Values((*r)[0].tensor());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc += a[static_cast<size_t>(m * K + k)] * b[static_cast<size_t>(n * K + k)];
+      const double want = 0.5 * acc + 2.0 * c[static_cast<size_t>(n)];
+      ASSERT_NEAR(got[static_cast<size_t>(m * N + n)], want, 1e-13 * (1 + std::fabs(want)));
+    }
+}
+
 TEST(Gemm, ErrorsAndIntegers) {
   NnCall call;
   call.op = "Gemm";

@@ -9,8 +9,8 @@ namespace {
 template <typename T>
 void CumSumLanes(const T* x, T* y, int64_t outer, int64_t dim, int64_t inner, bool exclusive,
                  bool reverse) {
-  using C = ComputeOf<T>;
-  using V = typename C::type;
+  using C = ElemTraits<T>;
+  using V = ComputeOf<T>;
   std::vector<V> acc(static_cast<size_t>(inner));
   for (int64_t o = 0; o < outer; ++o) {
     std::fill(acc.begin(), acc.end(), V{});
@@ -19,13 +19,13 @@ void CumSumLanes(const T* x, T* y, int64_t outer, int64_t dim, int64_t inner, bo
       const T* src = x + (o * dim + j) * inner;
       T* dst = y + (o * dim + j) * inner;
       for (int64_t i = 0; i < inner; ++i) {
-        const V v = C::To(src[i]);
+        const V v = C::Load(src[i]);
         if (exclusive) {
-          dst[i] = C::From(acc[static_cast<size_t>(i)]);
+          dst[i] = C::Store(acc[static_cast<size_t>(i)]);
           acc[static_cast<size_t>(i)] = static_cast<V>(acc[static_cast<size_t>(i)] + v);
         } else {
           acc[static_cast<size_t>(i)] = static_cast<V>(acc[static_cast<size_t>(i)] + v);
-          dst[i] = C::From(acc[static_cast<size_t>(i)]);
+          dst[i] = C::Store(acc[static_cast<size_t>(i)]);
         }
       }
     }
@@ -46,7 +46,7 @@ Status CumSumCompute(KernelContext& ctx) {
   const int64_t outer = DimProduct(x.shape(), 0, static_cast<size_t>(axis));
   const int64_t dim = x.dim(static_cast<int>(axis));
   const int64_t inner = DimProduct(x.shape(), static_cast<size_t>(axis) + 1, x.shape().size());
-  Status st = DispatchAll(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetAll>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
       return Unimplemented(std::string("dtype ") + DTypeName(x.dtype()) + " not supported");
@@ -55,7 +55,7 @@ Status CumSumCompute(KernelContext& ctx) {
       return Status::Ok();
     }
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

@@ -124,7 +124,7 @@ Status SoftmaxCompute(KernelContext& ctx) {
   const bool coerce_2d = ctx.opset() < 13;
   const int rank = x0.rank();
   auto axis = NormalizeAxis(ctx.node().GetInt("axis", coerce_2d ? 1 : -1), rank);
-  if (!axis.ok()) return ctx.Error(axis.status().message());
+  if (!axis.ok()) return ctx.Annotate(axis.take_status());
   const int a = static_cast<int>(*axis);
   int64_t outer = 1, n = 1, inner = 1;
   for (int d = 0; d < rank; ++d) {
@@ -138,7 +138,7 @@ Status SoftmaxCompute(KernelContext& ctx) {
   Tensor x = WidenForCompute(x0);
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
   if (x.numel() > 0) {
-    Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
       using T = decltype(tag);
       const T* px = x.data<T>();
       T* py = y.mutable_data<T>();
@@ -149,7 +149,7 @@ Status SoftmaxCompute(KernelContext& ctx) {
       });
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();

@@ -6,6 +6,7 @@
 #include "kernels/conv/f32_conv_act.h"
 #include "ops/elementwise/unary_fast_math.h"
 #include "vtensor/graph/fused_attributes.h"
+#include "vtensor/graph/node_status.h"
 
 namespace vt::ops {
 
@@ -64,20 +65,22 @@ Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels) {
   } else if (act == "Sigmoid") {
     e.act = ConvEpilogue::Act::kSigmoid;
   } else {
-    return InvalidArgument(node.Describe() + ": unknown fused activation '" + act + "'");
+    return AnnotateNode(InvalidArgument("unknown fused activation '" + act + "'"), node);
   }
   if (p.size() != want)
-    return InvalidArgument(node.Describe() + ": fused " + act + " takes " + std::to_string(want) +
-                           " parameters, got " + std::to_string(p.size()));
+    return AnnotateNode(InvalidArgument("fused " + act + " takes " + std::to_string(want) +
+                                        " parameters, got " + std::to_string(p.size())),
+                        node);
   if (want >= 1) e.p0 = p[0];
   if (want >= 2) e.p1 = p[1];
   e.scale = node.GetFloats(kConvActScaleAttr);
   e.shift = node.GetFloats(kConvActShiftAttr);
   for (const auto* v : {&e.scale, &e.shift})
     if (channels >= 0 && v->size() > 1 && static_cast<int64_t>(v->size()) != channels)
-      return InvalidArgument(node.Describe() + ": fused activation scale/shift has " +
-                             std::to_string(v->size()) + " values for " +
-                             std::to_string(channels) + " channels");
+      return AnnotateNode(InvalidArgument("fused activation scale/shift has " +
+                                          std::to_string(v->size()) + " values for " +
+                                          std::to_string(channels) + " channels"),
+                          node);
   return e;
 }
 

@@ -1,4 +1,4 @@
-// The activation a fused Conv applies to its output (runtime/fusion.h FuseConv): read once from
+// The activation a fused Conv applies to its output (passes/fuse_conv.cc): read once from
 // the node's vt.act* attributes, then applied to each output channel's values right after the
 // GEMM or depthwise kernel wrote them, while they are still in cache.
 //

@@ -94,4 +94,63 @@ Expected<SpatialGeometry> ComputeForwardGeometry(const KernelContext& ctx,
   return g;
 }
 
+Expected<SpatialGeometry> ComputeTransposedGeometry(const KernelContext& ctx,
+                                                    const std::vector<int64_t>& in,
+                                                    const std::vector<int64_t>& kernel) {
+  const Node& node = ctx.node();
+  const size_t r = in.size();
+  auto per_axis = [&](const char* name, int64_t def) -> Expected<std::vector<int64_t>> {
+    std::vector<int64_t> v = node.GetInts(name);
+    if (v.empty()) v.assign(r, def);
+    if (v.size() != r)
+      return ctx.Error(std::string(name) + " " + Join(v) + " must have " + std::to_string(r) +
+                       " values");
+    return v;
+  };
+  SpatialGeometry g;
+  g.in = in;
+  g.kernel = kernel;
+  VT_ASSIGN_OR_RETURN(g.stride, per_axis("strides", 1));
+  VT_ASSIGN_OR_RETURN(g.dilation, per_axis("dilations", 1));
+  VT_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, per_axis("output_padding", 0));
+  for (size_t i = 0; i < r; ++i)
+    if (g.stride[i] <= 0 || g.dilation[i] <= 0)
+      return ctx.Error("strides and dilations must be positive");
+  std::vector<int64_t> pads = node.GetInts("pads");
+  if (pads.empty()) pads.assign(2 * r, 0);
+  if (pads.size() != 2 * r)
+    return ctx.Error("pads " + Join(pads) + " must have " + std::to_string(2 * r) + " values");
+  std::vector<int64_t> out_shape = node.GetInts("output_shape");
+  if (out_shape.size() == r + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  if (!out_shape.empty() && out_shape.size() != r)
+    return ctx.Error("output_shape " + Join(out_shape) + " must have " + std::to_string(r) +
+                     " values");
+  const std::string auto_pad = node.GetString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER")
+    return ctx.Error("unknown auto_pad '" + auto_pad + "'");
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  g.out.assign(r, 0);
+  g.pad_begin.assign(r, 0);
+  g.pad_end.assign(r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t full =
+        g.stride[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * g.dilation[i] + 1;
+    if (!out_shape.empty() || same) {
+      g.out[i] = !out_shape.empty() ? out_shape[i] : in[i] * g.stride[i];
+      const int64_t total = std::max<int64_t>(0, full - g.out[i]);
+      g.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else if (auto_pad == "VALID") {
+      g.out[i] = full;
+    } else {
+      g.out[i] = full - pads[i] - pads[i + r];
+      g.pad_begin[i] = pads[i];
+    }
+    g.pad_end[i] = full - g.out[i] - g.pad_begin[i];
+    if (g.out[i] < 0)
+      return ctx.Error("negative output extent on spatial axis " + std::to_string(i));
+  }
+  return g;
+}
+
 }  // namespace vt::ops

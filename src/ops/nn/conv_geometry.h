@@ -35,4 +35,16 @@ Expected<SpatialGeometry> ComputeForwardGeometry(const KernelContext& ctx,
                                                  const std::vector<int64_t>& kernel,
                                                  bool with_dilations, bool ceil_mode);
 
+// Transposed-convolution geometry (ConvTranspose): `in` is X's spatial extent, the output
+// extent per axis is output_shape[i] when given, else
+//   stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pad_begin - pad_end,
+// with auto_pad SAME_* meaning out = in * stride. With output_shape or SAME_*, the total
+// padding stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - out is split as the
+// spec says: SAME_UPPER puts the odd element at the end, otherwise at the beginning (pad_end
+// holds the rest). Errors: InvalidArgument naming the node for wrong attribute lengths,
+// non-positive strides or dilations, unknown auto_pad or a negative output extent.
+Expected<SpatialGeometry> ComputeTransposedGeometry(const KernelContext& ctx,
+                                                    const std::vector<int64_t>& in,
+                                                    const std::vector<int64_t>& kernel);
+
 }  // namespace vt::ops

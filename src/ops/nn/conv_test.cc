@@ -104,7 +104,8 @@ void Check(const ConvCase& c, Source wsrc, int threads, DType dt = DType::kFloat
   if (!c.auto_pad.empty()) call.attrs.push_back(AttrString("auto_pad", c.auto_pad));
   auto r = call.Run();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  const double tol = dt == DType::kFloat16 ? 2e-2 : 1e-4;
+  // float64 runs in double (ops/nn/conv_f64.h): it must match the double reference closely.
+  const double tol = dt == DType::kFloat16 ? 2e-2 : dt == DType::kFloat64 ? 1e-12 : 1e-4;
   ExpectClose((*r)[0].tensor(), ys, want, tol,
               "Conv x" + ShapeToString(c.x) + " w" + ShapeToString(c.w) + " g" +
                   std::to_string(c.group) + " src" + std::to_string(int(wsrc)) + " t" +
@@ -199,6 +200,11 @@ TEST(Conv, ConstantInputGivesIdenticalPositions) {
 TEST(Conv, Float16ComputesInF32) {
   Check({{1, 16, 6, 7}, {5, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}}, Source::kInitializer, 1,
         DType::kFloat16);
+}
+
+TEST(Conv, Float64KeepsDoublePrecisionEveryCase) {
+  for (const auto& c : Cases())
+    for (Source s : {Source::kFeed, Source::kInitializer}) Check(c, s, 1, DType::kFloat64);
 }
 
 TEST(Conv, BadShapesAreErrorsNotCrashes) {

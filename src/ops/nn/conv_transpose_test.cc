@@ -64,7 +64,7 @@ std::vector<double> RefConvTranspose(const CtCase& c, const std::vector<double>&
   return y;
 }
 
-void Check(const CtCase& c, Source wsrc, int threads) {
+void Check(const CtCase& c, Source wsrc, int threads, DType dt = DType::kFloat32) {
   const auto x = Random(static_cast<size_t>(NumElements(c.x)), 4);
   const auto w = Random(static_cast<size_t>(NumElements(c.w)), 5);
   const int64_t M = c.w[1] * c.group;
@@ -74,8 +74,8 @@ void Check(const CtCase& c, Source wsrc, int threads) {
   NnCall call;
   call.op = "ConvTranspose";
   call.opset = 11;
-  call.inputs = {testing::F32(c.x, x), testing::F32(c.w, w),
-                 c.bias ? testing::F32({M}, b) : Tensor()};
+  call.inputs = {testing::MakeTensor(dt, c.x, x), testing::MakeTensor(dt, c.w, w),
+                 c.bias ? testing::MakeTensor(dt, {M}, b) : Tensor()};
   call.sources = {Source::kFeed, wsrc, wsrc};
   call.threads = threads;
   call.attrs.push_back(AttrInt("group", c.group));
@@ -88,7 +88,8 @@ void Check(const CtCase& c, Source wsrc, int threads) {
   if (!c.auto_pad.empty()) call.attrs.push_back(AttrString("auto_pad", c.auto_pad));
   auto res = call.Run();
   ASSERT_TRUE(res.ok()) << res.status().ToString();
-  ExpectClose((*res)[0].tensor(), ys, want, 1e-4,
+  // float64 runs in double (ops/nn/conv_f64.h): it must match the double reference closely.
+  ExpectClose((*res)[0].tensor(), ys, want, dt == DType::kFloat64 ? 1e-12 : 1e-4,
               "ConvTranspose x" + ShapeToString(c.x) + " w" + ShapeToString(c.w));
 }
 
@@ -111,6 +112,11 @@ TEST(ConvTranspose, MatchesReference) {
   for (const auto& c : Cases())
     for (Source s : {Source::kFeed, Source::kInitializer, Source::kConstantNode}) Check(c, s, 1);
   for (const auto& c : Cases()) Check(c, Source::kInitializer, 2);
+}
+
+TEST(ConvTranspose, Float64KeepsDoublePrecisionEveryCase) {
+  for (const auto& c : Cases())
+    for (Source s : {Source::kFeed, Source::kInitializer}) Check(c, s, 1, DType::kFloat64);
 }
 
 TEST(ConvTranspose, BadShapesAreErrors) {

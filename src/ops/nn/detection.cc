@@ -1,4 +1,4 @@
-// NonMaxSuppression (opset 10/11) and RoiAlign (opset 10/16), ONNX Operators.md.
+// NonMaxSuppression (opset 10/11) and RoiAlign (opset 10/16/22), ONNX Operators.md.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -244,15 +244,24 @@ Status RoiAlignCompute(KernelContext& ctx) {
     samples += grid * static_cast<double>(oh * ow) * static_cast<double>(C);
   }
   if (samples > kMaxSamples) return ctx.Error("rois need too many bilinear samples");
-  Tensor out = ctx.AllocOutput(0, x.dtype(), {R, C, oh, ow});
+  // float16 (opset 10) and bfloat16 (opset 22) are computed in float32 and rounded once.
+  const DType dt = x.dtype();
+  const bool low = dt == DType::kFloat16 || dt == DType::kBFloat16;
+  if (low) {
+    x = CastTensor(x, DType::kFloat32);
+    rois = CastTensor(rois, DType::kFloat32);
+  }
+  Tensor out = low ? Tensor::Empty(DType::kFloat32, {R, C, oh, ow})
+                   : ctx.AllocOutput(0, dt, {R, C, oh, ow});
   const bool hp = ctm == "half_pixel", mx = mode == "max";
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     RoiAlignImpl<T>(x.data<T>(), C, H, W, rois.data<T>(), bidx.data(), R, oh, ow, sampling,
                     scale, hp, mx, out.mutable_data<T>());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
+  if (low) ctx.SetOutput(0, Value(CastTensor(out, dt)));
   return Status::Ok();
 }
 

@@ -1,7 +1,10 @@
 // NonMaxSuppression and RoiAlign through their registered kernels.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ops/common/op_test_util.h"
+#include "ops/common/op_util.h"
 
 namespace vt::ops {
 namespace {
@@ -71,6 +74,41 @@ TEST(RoiAlignTest, AverageOfConstantRegionAndModes) {
   r = c.Run();
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)[0].tensor().shape(), Shape({1, 1, 2, 1}));
+}
+
+TEST(RoiAlignTest, Float16AndBFloat16MatchFloat32OnOddSizes) {
+  // Inputs exact in both types (multiples of 1/8 below 16); float32 results rounded once.
+  std::vector<double> xv(3 * 7 * 17);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<double>((i * 5) % 23) / 8.0;
+  const std::vector<double> rv = {0.5, 1, 9.25, 6, 3, 0, 16, 4.5, 0, 2, 7, 6.75};
+  for (const char* mode : {"avg", "max"}) {
+    for (DType dt : {DType::kFloat16, DType::kBFloat16}) {
+      auto call = [&](DType t) {
+        return OpCall{"RoiAlign", 22,
+                      {AttrInt("output_height", 3), AttrInt("output_width", 5),
+                       AttrString("mode", mode)},
+                      {testing::MakeTensor(t, {1, 3, 7, 17}, xv),
+                       testing::MakeTensor(t, {3, 4}, rv), I64({3}, {0, 0, 0})}};
+      };
+      const Tensor ref = testing::RunOne(call(DType::kFloat32));
+      const Tensor got = testing::RunOne(call(dt == DType::kFloat16 ? DType::kFloat16 : DType::kFloat32));
+      ASSERT_EQ(got.shape(), Shape({3, 3, 3, 5}));
+      if (dt == DType::kFloat16) {
+        ASSERT_EQ(got.dtype(), DType::kFloat16);
+        const std::vector<double> a = Values(ref), b = Values(got);
+        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(b[i], a[i], 2e-3 * (1 + std::fabs(a[i])));
+      } else {
+        Tensor xb = CastTensor(testing::MakeTensor(DType::kFloat32, {1, 3, 7, 17}, xv), DType::kBFloat16);
+        Tensor rb = CastTensor(testing::MakeTensor(DType::kFloat32, {3, 4}, rv), DType::kBFloat16);
+        OpCall c = call(DType::kFloat32);
+        c.inputs[0] = xb;
+        c.inputs[1] = rb;
+        const Tensor gb = testing::RunOne(c);
+        ASSERT_EQ(gb.dtype(), DType::kBFloat16);
+        EXPECT_EQ(Values(gb), Values(CastTensor(ref, DType::kBFloat16)));
+      }
+    }
+  }
 }
 
 TEST(RoiAlignTest, BadInputsAreErrors) {

@@ -68,138 +68,176 @@ inline void CubicCoeffs(double t, double c[4]) {
   c[3] = w(2 - t);
 }
 
-Status GridSampleCompute(KernelContext& ctx) {
-  VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
-  VT_ASSIGN_OR_RETURN(Tensor g0, ctx.RequireTensor(1));
-  const int r = x0.rank();
-  const int k = r - 2;
-  if (r < 3 || k > kMaxSpatial)
+// Attributes and the sampled geometry of one call.
+struct GsSetup {
+  GsMode mode = GsMode::kLinear;
+  GsPad pad = GsPad::kZeros;
+  bool align = false;
+  int k = 0;  // spatial axes
+  std::array<GsAxis, kMaxSpatial> axes{};
+  std::array<int64_t, kMaxSpatial> in_strides{};  // row-major over the input's spatial axes
+  int64_t in_plane = 1;                             // spatial elements of one input channel
+};
+
+// Errors: InvalidArgument naming the node for an unknown mode or padding_mode; Unimplemented
+// for cubic mode on other than 4-D input.
+Status ReadModes(const KernelContext& ctx, GsSetup* s) {
+  const std::string mode = ctx.node().GetString("mode", ctx.opset() >= 20 ? "linear" : "bilinear");
+  if (mode == "bilinear" || mode == "linear") s->mode = GsMode::kLinear;
+  else if (mode == "nearest") s->mode = GsMode::kNearest;
+  else if (mode == "bicubic" || mode == "cubic") s->mode = GsMode::kCubic;
+  else return ctx.Error("unknown mode '" + mode + "'");
+  if (s->mode == GsMode::kCubic && s->k != 2) return ctx.Unsupported("cubic mode needs 4-D input");
+  const std::string pad = ctx.node().GetString("padding_mode", "zeros");
+  if (pad == "zeros") s->pad = GsPad::kZeros;
+  else if (pad == "border") s->pad = GsPad::kBorder;
+  else if (pad == "reflection") s->pad = GsPad::kReflection;
+  else return ctx.Error("unknown padding_mode '" + pad + "'");
+  s->align = ctx.node().GetInt("align_corners", 0) != 0;
+  return Status::Ok();
+}
+
+// Errors: InvalidArgument naming the node for mismatched X / grid shapes or a non-float grid;
+// Unimplemented for string, bool and complex X.
+Expected<GsSetup> ReadSetup(const KernelContext& ctx, const Tensor& x, const Tensor& grid) {
+  const int r = x.rank();
+  GsSetup s;
+  s.k = r - 2;
+  if (r < 3 || s.k > kMaxSpatial)
     return ctx.Error("X must have rank 3 to " + std::to_string(kMaxSpatial + 2) + ", got " +
-                     ShapeToString(x0.shape()));
+                     ShapeToString(x.shape()));
   if (ctx.opset() < 20 && r != 4) return ctx.Error("X must be 4-D before opset 20");
-  if (g0.rank() != r || g0.dim(0) != x0.dim(0) || g0.dim(r - 1) != k)
-    return ctx.Error("grid shape " + ShapeToString(g0.shape()) + " does not match X shape " +
-                     ShapeToString(x0.shape()));
-  if (!IsFloatDType(g0.dtype())) return ctx.Error("grid must be a float tensor");
-  const DType dt = x0.dtype();
+  if (grid.rank() != r || grid.dim(0) != x.dim(0) || grid.dim(r - 1) != s.k)
+    return ctx.Error("grid shape " + ShapeToString(grid.shape()) + " does not match X shape " +
+                     ShapeToString(x.shape()));
+  if (!IsFloatDType(grid.dtype())) return ctx.Error("grid must be a float tensor");
+  const DType dt = x.dtype();
   if (dt == DType::kString || dt == DType::kBool || dt == DType::kComplex64 ||
       dt == DType::kComplex128)
     return ctx.Unsupported(std::string("dtype ") + DTypeName(dt));
-
-  const std::string mode_s = ctx.node().GetString("mode", ctx.opset() >= 20 ? "linear" : "bilinear");
-  GsMode mode;
-  if (mode_s == "bilinear" || mode_s == "linear") mode = GsMode::kLinear;
-  else if (mode_s == "nearest") mode = GsMode::kNearest;
-  else if (mode_s == "bicubic" || mode_s == "cubic") mode = GsMode::kCubic;
-  else return ctx.Error("unknown mode '" + mode_s + "'");
-  if (mode == GsMode::kCubic && k != 2) return ctx.Unsupported("cubic mode needs 4-D input");
-  const std::string pad_s = ctx.node().GetString("padding_mode", "zeros");
-  GsPad pad;
-  if (pad_s == "zeros") pad = GsPad::kZeros;
-  else if (pad_s == "border") pad = GsPad::kBorder;
-  else if (pad_s == "reflection") pad = GsPad::kReflection;
-  else return ctx.Error("unknown padding_mode '" + pad_s + "'");
-  const bool align = ctx.node().GetInt("align_corners", 0) != 0;
-
-  const int64_t n = x0.dim(0), c = x0.dim(1);
-  std::array<GsAxis, kMaxSpatial> axes{};
-  int64_t in_plane = 1;
-  for (int d = 0; d < k; ++d) {
-    const int64_t size = x0.dim(d + 2);
-    axes[static_cast<size_t>(d)] = {size, align ? 0.0 : -0.5,
-                                    align ? static_cast<double>(size - 1) : size - 0.5};
-    in_plane *= size;
+  VT_RETURN_IF_ERROR(ReadModes(ctx, &s));
+  for (int d = 0; d < s.k; ++d) {
+    const int64_t size = x.dim(d + 2);
+    s.axes[static_cast<size_t>(d)] = {size, s.align ? 0.0 : -0.5,
+                                      s.align ? static_cast<double>(size - 1) : size - 0.5};
+    s.in_plane *= size;
   }
+  int64_t stride = 1;
+  for (int d = s.k - 1; d >= 0; --d) {
+    s.in_strides[static_cast<size_t>(d)] = stride;
+    stride *= s.axes[static_cast<size_t>(d)].size;
+  }
+  return s;
+}
+
+// Input coordinates (per spatial axis, outermost first) of one grid point; false when one is
+// not finite (the output is 0 there).
+bool SampleCoordinates(const GsSetup& s, const float* gp, std::array<double, kMaxSpatial>* coord) {
+  for (int d = 0; d < s.k; ++d) {
+    // grid[..., 0] is x (last dim), grid[..., 1] is y, ...
+    const double g = gp[s.k - 1 - d];
+    const GsAxis& a = s.axes[static_cast<size_t>(d)];
+    const double size = static_cast<double>(a.size);
+    double v = s.align ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
+    if (s.pad == GsPad::kBorder) v = std::min(std::max(v, 0.0), size - 1);
+    else if (s.pad == GsPad::kReflection) v = Reflect(v, a.lo, a.hi);
+    // Far-outside points only ever read padding; bound them so integer casts are defined.
+    v = std::min(std::max(v, -4.0 - size), 2.0 * size + 4.0);
+    (*coord)[static_cast<size_t>(d)] = v;
+  }
+  for (int d = 0; d < s.k; ++d)
+    if (!std::isfinite((*coord)[static_cast<size_t>(d)])) return false;
+  return true;
+}
+
+// The input taps of one sample: (flat input offset or -1 for padding, weight).
+using GsTaps = std::array<std::pair<int64_t, double>, 16>;
+
+int NearestTaps(const GsSetup& s, const std::array<double, kMaxSpatial>& coord, GsTaps* taps) {
+  int64_t off = 0;
+  for (int d = 0; d < s.k; ++d) {
+    const int64_t i = PixelIndex(static_cast<int64_t>(std::nearbyint(coord[static_cast<size_t>(d)])),
+                                 s.axes[static_cast<size_t>(d)], s.pad);
+    if (i < 0) {
+      off = -1;
+      break;
+    }
+    off += i * s.in_strides[static_cast<size_t>(d)];
+  }
+  (*taps)[0] = {off, 1.0};
+  return 1;
+}
+
+int LinearTaps(const GsSetup& s, const std::array<double, kMaxSpatial>& coord, GsTaps* taps) {
+  int n = 0;
+  for (int corner = 0; corner < (1 << s.k); ++corner) {
+    int64_t off = 0;
+    double w = 1.0;
+    for (int d = 0; d < s.k; ++d) {
+      const double v = coord[static_cast<size_t>(d)];
+      const double f = std::floor(v);
+      const bool hi = (corner >> d) & 1;
+      w *= hi ? v - f : 1 - (v - f);
+      const int64_t i =
+          PixelIndex(static_cast<int64_t>(f) + (hi ? 1 : 0), s.axes[static_cast<size_t>(d)], s.pad);
+      if (i < 0 || off < 0) off = -1;
+      else off += i * s.in_strides[static_cast<size_t>(d)];
+    }
+    (*taps)[static_cast<size_t>(n++)] = {off, w};
+  }
+  return n;
+}
+
+int CubicTaps(const GsSetup& s, const std::array<double, kMaxSpatial>& coord, GsTaps* taps) {
+  double cy[4], cx[4];
+  const double fy = std::floor(coord[0]), fx = std::floor(coord[1]);
+  CubicCoeffs(coord[0] - fy, cy);
+  CubicCoeffs(coord[1] - fx, cx);
+  int n = 0;
+  for (int i = 0; i < 4; ++i) {
+    const int64_t yi = PixelIndex(static_cast<int64_t>(fy) - 1 + i, s.axes[0], s.pad);
+    for (int j = 0; j < 4; ++j) {
+      const int64_t xi = PixelIndex(static_cast<int64_t>(fx) - 1 + j, s.axes[1], s.pad);
+      (*taps)[static_cast<size_t>(n++)] = {yi < 0 || xi < 0 ? -1 : yi * s.in_strides[0] + xi,
+                                           cy[i] * cx[j]};
+    }
+  }
+  return n;
+}
+
+Status GridSampleCompute(KernelContext& ctx) {
+  VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
+  VT_ASSIGN_OR_RETURN(Tensor g0, ctx.RequireTensor(1));
+  VT_ASSIGN_OR_RETURN(GsSetup s, ReadSetup(ctx, x0, g0));
+  const int64_t n = x0.dim(0), c = x0.dim(1);
   Shape out_shape = {n, c};
   int64_t out_plane = 1;
-  for (int d = 0; d < k; ++d) {
+  for (int d = 0; d < s.k; ++d) {
     out_shape.push_back(g0.dim(d + 1));
     out_plane *= g0.dim(d + 1);
   }
-  Tensor out = ctx.AllocOutput(0, dt, out_shape);
+  Tensor out = ctx.AllocOutput(0, x0.dtype(), out_shape);
   if (out.numel() == 0) return Status::Ok();
-  if (in_plane == 0) return ctx.Error("cannot sample from an empty input");
+  if (s.in_plane == 0) return ctx.Error("cannot sample from an empty input");
 
   const std::vector<float> xs = TensorToFloats(x0);
   const std::vector<float> gs = TensorToFloats(g0);
   std::vector<float> ys(static_cast<size_t>(out.numel()));
-  std::vector<int64_t> in_strides(static_cast<size_t>(k));
-  {
-    int64_t s = 1;
-    for (int d = k - 1; d >= 0; --d) {
-      in_strides[static_cast<size_t>(d)] = s;
-      s *= axes[static_cast<size_t>(d)].size;
-    }
-  }
-
   for (int64_t b = 0; b < n; ++b) {
-    const float* xb = xs.data() + b * c * in_plane;
+    const float* xb = xs.data() + b * c * s.in_plane;
     float* yb = ys.data() + b * c * out_plane;
     for (int64_t p = 0; p < out_plane; ++p) {
-      const float* gp = gs.data() + (b * out_plane + p) * k;
       std::array<double, kMaxSpatial> coord{};
-      for (int d = 0; d < k; ++d) {
-        // grid[..., 0] is x (last dim), grid[..., 1] is y, ...
-        const double g = gp[k - 1 - d];
-        const GsAxis& a = axes[static_cast<size_t>(d)];
-        const double size = static_cast<double>(a.size);
-        double v = align ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
-        if (pad == GsPad::kBorder) v = std::min(std::max(v, 0.0), size - 1);
-        else if (pad == GsPad::kReflection) v = Reflect(v, a.lo, a.hi);
-        // Far-outside points only ever read padding; bound them so integer casts are defined.
-        v = std::min(std::max(v, -4.0 - size), 2.0 * size + 4.0);
-        coord[static_cast<size_t>(d)] = v;
-      }
-      if (!std::isfinite(coord[0]) || (k > 1 && !std::isfinite(coord[1])) ||
-          (k > 2 && !std::isfinite(coord[2]))) {
+      if (!SampleCoordinates(s, gs.data() + (b * out_plane + p) * s.k, &coord)) {
         for (int64_t ch = 0; ch < c; ++ch) yb[ch * out_plane + p] = 0.0f;
         continue;
       }
-      // Taps: (flat input offset or -1, weight).
-      std::array<std::pair<int64_t, double>, 16> taps;
-      int ntaps = 0;
-      if (mode == GsMode::kNearest) {
-        int64_t off = 0;
-        for (int d = 0; d < k; ++d) {
-          const int64_t i = PixelIndex(static_cast<int64_t>(std::nearbyint(coord[static_cast<size_t>(d)])),
-                                       axes[static_cast<size_t>(d)], pad);
-          if (i < 0) {
-            off = -1;
-            break;
-          }
-          off += i * in_strides[static_cast<size_t>(d)];
-        }
-        taps[ntaps++] = {off, 1.0};
-      } else if (mode == GsMode::kLinear) {
-        for (int corner = 0; corner < (1 << k); ++corner) {
-          int64_t off = 0;
-          double w = 1.0;
-          for (int d = 0; d < k; ++d) {
-            const double v = coord[static_cast<size_t>(d)];
-            const double f = std::floor(v);
-            const bool hi = (corner >> d) & 1;
-            w *= hi ? v - f : 1 - (v - f);
-            const int64_t i = PixelIndex(static_cast<int64_t>(f) + (hi ? 1 : 0), axes[static_cast<size_t>(d)], pad);
-            if (i < 0 || off < 0) off = -1;
-            else off += i * in_strides[static_cast<size_t>(d)];
-          }
-          taps[ntaps++] = {off, w};
-        }
-      } else {
-        double cy[4], cx[4];
-        const double fy = std::floor(coord[0]), fx = std::floor(coord[1]);
-        CubicCoeffs(coord[0] - fy, cy);
-        CubicCoeffs(coord[1] - fx, cx);
-        for (int i = 0; i < 4; ++i) {
-          const int64_t yi = PixelIndex(static_cast<int64_t>(fy) - 1 + i, axes[0], pad);
-          for (int j = 0; j < 4; ++j) {
-            const int64_t xi = PixelIndex(static_cast<int64_t>(fx) - 1 + j, axes[1], pad);
-            taps[ntaps++] = {yi < 0 || xi < 0 ? -1 : yi * in_strides[0] + xi, cy[i] * cx[j]};
-          }
-        }
-      }
+      GsTaps taps;
+      const int ntaps = s.mode == GsMode::kNearest ? NearestTaps(s, coord, &taps)
+                        : s.mode == GsMode::kLinear ? LinearTaps(s, coord, &taps)
+                                                    : CubicTaps(s, coord, &taps);
       for (int64_t ch = 0; ch < c; ++ch) {
-        const float* xc = xb + ch * in_plane;
+        const float* xc = xb + ch * s.in_plane;
         double acc = 0;
         for (int t = 0; t < ntaps; ++t)
           if (taps[static_cast<size_t>(t)].first >= 0)

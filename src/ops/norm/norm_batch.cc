@@ -108,12 +108,12 @@ Status BatchNormCompute(KernelContext& ctx) {
   Tensor x = WidenForCompute(x0);
   std::vector<double> bmean, bvar;
   if (training) {
-    Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
       using T = decltype(tag);
       BatchStats<T>(x.data<T>(), batch, channels, spatial, &bmean, &bvar);
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   const std::vector<double>& use_mean = training ? bmean : mean;
   const std::vector<double>& use_var = training ? bvar : var;
@@ -124,13 +124,13 @@ Status BatchNormCompute(KernelContext& ctx) {
   }
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
   if (x.numel() > 0) {
-    Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
       using T = decltype(tag);
       Apply<T>(x.data<T>(), batch, channels, spatial, a, b, per_activation, y.mutable_data<T>(),
                ctx.threads());
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   FinishOutput(ctx, 0, dt, y);
   if (!training) return Status::Ok();

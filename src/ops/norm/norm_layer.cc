@@ -10,6 +10,7 @@
 //
 // The RMS variant (RMSNormalization-23, and ONNX Runtime's SimplifiedLayerNormalization) skips
 // the mean: Y = X / sqrt(mean(X^2) + epsilon) * Scale; its optional output 1 is InvStdDev.
+// RMSNormalization's Y takes the type of Scale.
 //
 // float32 rows whose Scale and B vary only over the normalised dims run on the row
 // normalization kernel family (kernels/norm/layernorm_ukernel.h: f32 sums, two passes); the
@@ -71,7 +72,7 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
   const int rank = x0.rank();
   if (rank == 0) return ctx.Error("X must have rank >= 1");
   auto axis_n = NormalizeAxis(ctx.node().GetInt("axis", -1), rank);
-  if (!axis_n.ok()) return ctx.Error(axis_n.status().message());
+  if (!axis_n.ok()) return ctx.Annotate(axis_n.take_status());
   const int axis = static_cast<int>(*axis_n);
   const double eps = ctx.node().GetFloat("epsilon", 1e-5f);
   const DType stash = StashDType(ctx.node().GetInt("stash_type", 1));
@@ -87,22 +88,30 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
       stat_shape.push_back(1);
     }
   }
+  // RMSNormalization-23: Y has the type V of scale, which may differ from X's type T. The mixed
+  // case computes in double when either type is float64, else in float32, and rounds Y once.
+  const bool onnx_rms = kRms && ctx.node().domain.empty() && ctx.node().op_type == "RMSNormalization";
+  const DType out_dt = onnx_rms ? scale0.dtype() : dt;
+  if (!IsFloatDType(out_dt))
+    return ctx.Unsupported(std::string("scale dtype ") + DTypeName(out_dt) + " not supported");
+  const bool mixed = out_dt != dt;
   Tensor x = WidenForCompute(x0);
+  if (mixed && out_dt == DType::kFloat64) x = CastTensor(x, DType::kFloat64);
   const DType cdt = x.dtype();
   bool scale_rows = false, bias_rows = false;
   auto scale = PrepareParam(scale0, cdt, x0.shape(), axis, &scale_rows);
-  if (!scale.ok()) return ctx.Error("Scale: " + scale.status().message());
+  if (!scale.ok()) return ctx.Annotate(scale.take_status().WithContext("Scale"));
   Tensor bias;
   if (!kRms && ctx.has_input(2)) {
     VT_ASSIGN_OR_RETURN(Tensor b0, ctx.RequireTensor(2));
     auto b = PrepareParam(b0, cdt, x0.shape(), axis, &bias_rows);
-    if (!b.ok()) return ctx.Error("B: " + b.status().message());
+    if (!b.ok()) return ctx.Annotate(b.take_status().WithContext("B"));
     bias = *b;
   }
 
-  Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
+  Tensor y = mixed ? Tensor::Empty(cdt, x0.shape()) : AllocComputeOutput(ctx, 0, dt, x0.shape());
   std::vector<double> means(static_cast<size_t>(outer)), invs(static_cast<size_t>(outer));
-  Status st = DispatchFloat(cdt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(cdt, [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     const T* ps = scale->data<T>();
@@ -153,8 +162,9 @@ Status LayerNormCompute(KernelContext& ctx, const kernels::LayerNormKernel& fast
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
-  FinishOutput(ctx, 0, dt, y);
+  if (!st.ok()) return ctx.Annotate(std::move(st));
+  if (mixed) ctx.SetOutput(0, Value(CastTensor(y, out_dt)));
+  else FinishOutput(ctx, 0, dt, y);
   const size_t inv_out = kRms ? 1 : 2;
   if (!kRms && ctx.output_requested(1)) {
     Tensor m = ctx.AllocOutput(1, stash, stat_shape);
@@ -171,7 +181,7 @@ template <bool kRms>
 class LayerNormKernel final : public OpKernel {
  public:
   explicit LayerNormKernel(const KernelInit& init) : row_(LayerNormRowFor(init)) {}
-  Status Compute(KernelContext& ctx) override { return LayerNormCompute<kRms>(ctx, row_); }
+  Status Compute(KernelContext& ctx) const override { return LayerNormCompute<kRms>(ctx, row_); }
 
  private:
   const kernels::LayerNormKernel& row_;

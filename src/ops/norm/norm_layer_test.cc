@@ -73,3 +73,34 @@ TEST(LayerNorm, RmsVariants) {
 
 }  // namespace
 }  // namespace vt::ops
+
+namespace vt::ops {
+namespace {
+
+using namespace normtest;
+
+// RMSNormalization-23: Y has the type of scale (V), not of X (T).
+TEST(RmsNormalizationTest, OutputTakesScaleType) {
+  const int64_t rows = 7, n = 17;
+  std::vector<double> x(rows * n), scale(n);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::round(std::sin(0.3 * i) * 256) / 256;
+  for (size_t i = 0; i < scale.size(); ++i) scale[i] = 0.5 + i / 16.0;
+  std::vector<double> want(x.size());
+  for (int64_t o = 0; o < rows; ++o) {
+    double ss = 0;
+    for (int64_t k = 0; k < n; ++k) ss += x[o * n + k] * x[o * n + k];
+    const double inv = 1 / std::sqrt(ss / n + 1e-5);
+    for (int64_t k = 0; k < n; ++k) want[o * n + k] = x[o * n + k] * inv * scale[k];
+  }
+  struct Mix { DType x, scale; double tol; };
+  for (const Mix& m : {Mix{DType::kFloat16, DType::kFloat32, 1e-5}, Mix{DType::kFloat32, DType::kFloat64, 1e-6},
+                       Mix{DType::kFloat64, DType::kFloat16, 2e-3}, Mix{DType::kFloat16, DType::kFloat64, 1e-6}}) {
+    const Tensor y = RunOne(OpCall{"RMSNormalization", 23, {},
+                                   {testing::MakeTensor(m.x, {rows, n}, x), testing::MakeTensor(m.scale, {n}, scale)}});
+    ASSERT_EQ(y.dtype(), m.scale) << DTypeName(m.x) << " x, " << DTypeName(m.scale) << " scale";
+    ExpectClose(Values(y), want, m.tol, "RMSNormalization mixed types");
+  }
+}
+
+}  // namespace
+}  // namespace vt::ops

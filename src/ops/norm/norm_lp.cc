@@ -18,7 +18,7 @@ Status LpNormCompute(KernelContext& ctx) {
   const int64_t p = ctx.node().GetInt("p", 2);
   if (p != 1 && p != 2) return ctx.Error("p must be 1 or 2, got " + std::to_string(p));
   auto axis = NormalizeAxis(ctx.node().GetInt("axis", -1), x0.rank());
-  if (!axis.ok()) return ctx.Error(axis.status().message());
+  if (!axis.ok()) return ctx.Annotate(axis.take_status());
   int64_t outer = 1, n = 1, inner = 1;
   for (int d = 0; d < x0.rank(); ++d) {
     if (d < *axis) outer *= x0.dim(d);
@@ -27,7 +27,7 @@ Status LpNormCompute(KernelContext& ctx) {
   }
   Tensor x = WidenForCompute(x0);
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.mutable_data<T>();
@@ -50,7 +50,7 @@ Status LpNormCompute(KernelContext& ctx) {
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();
 }

@@ -28,7 +28,7 @@ Status LrnCompute(KernelContext& ctx) {
   const int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
   Tensor x = WidenForCompute(x0);
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.mutable_data<T>();
@@ -48,7 +48,7 @@ Status LrnCompute(KernelContext& ctx) {
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();
 }

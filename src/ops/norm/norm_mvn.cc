@@ -40,13 +40,13 @@ Status MvnCompute(KernelContext& ctx) {
   std::vector<int64_t> raw = ctx.node().FindAttr("axes") ? ctx.node().GetInts("axes")
                                                          : std::vector<int64_t>{0, 2, 3};
   auto axes = NormalizeAxes(raw, x0.rank());
-  if (!axes.ok()) return ctx.Error(axes.status().message());
+  if (!axes.ok()) return ctx.Annotate(axes.take_status());
   ReducePlan plan = PlanReduce(x0.shape(), *axes, true);
   Tensor x = ArrangeForReduce(WidenForCompute(x0), plan);
   // Result in the arranged order; permuted back below when the plan transposed.
   Tensor arranged = plan.perm.empty() ? AllocComputeOutput(ctx, 0, dt, x0.shape())
                                       : Tensor::Empty(x.dtype(), x.shape());
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = arranged.mutable_data<T>();
@@ -64,7 +64,7 @@ Status MvnCompute(KernelContext& ctx) {
     });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   if (plan.perm.empty()) {
     FinishOutput(ctx, 0, dt, arranged);
     return Status::Ok();

@@ -42,14 +42,14 @@ Status RunPlaneNorm(KernelContext& ctx, const Tensor& x0, int64_t rows, RowFn&& 
   const DType dt = x0.dtype();
   Tensor x = WidenForCompute(x0);
   Tensor y = AllocComputeOutput(ctx, 0, dt, x0.shape());
-  Status st = DispatchFloat(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloat>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     const T* px = x.data<T>();
     T* py = y.mutable_data<T>();
     ParallelRows(rows, 3 * x.numel(), ctx.threads(), [&](int64_t r) { row(px, py, r); });
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, dt, y);
   return Status::Ok();
 }

@@ -8,7 +8,9 @@
 //   QLinearConv: Y = saturate(round((acc + B[m]) * x_scale * w_scale[m] / y_scale) + y_zp).
 #include <cmath>
 
+#include "kernels/conv/conv_window.h"
 #include "ops/common/op_util.h"
+#include "ops/nn/conv_geometry.h"
 #include "ops/quantize/quantize_util.h"
 
 namespace vt::ops {
@@ -16,57 +18,29 @@ namespace {
 
 struct ConvGeom {
   int64_t batch = 0, channels = 0, out_channels = 0, group = 1;
-  Shape in, kernel, out;  // spatial extents
-  std::vector<int64_t> stride, dilation, pad_begin;
+  SpatialGeometry sp;
 };
 
+// Shapes, group and the spatial geometry (ops/nn/conv_geometry.h, shared with Conv).
+// Errors: InvalidArgument naming the node; Unimplemented past kernels::kMaxConvRank axes.
 Expected<ConvGeom> PlanConv(const KernelContext& ctx, const Shape& x, const Shape& w) {
-  const Node& node = ctx.node();
   if (x.size() < 3 || w.size() != x.size())
     return ctx.Error("X must be [N, C, D1..Dk] and W [M, C/group, K1..Kk] of the same rank");
-  const size_t nd = x.size() - 2;
   ConvGeom g;
   g.batch = x[0];
   g.channels = x[1];
   g.out_channels = w[0];
-  g.group = node.GetInt("group", 1);
+  g.group = ctx.node().GetInt("group", 1);
   if (g.group <= 0 || g.channels % g.group != 0 || g.out_channels % g.group != 0 ||
       w[1] * g.group != g.channels)
     return ctx.Error("group " + std::to_string(g.group) + " does not match X " +
                      ShapeToString(x) + " and W " + ShapeToString(w));
-  g.in.assign(x.begin() + 2, x.end());
-  g.kernel.assign(w.begin() + 2, w.end());
-  std::vector<int64_t> ks = node.GetInts("kernel_shape");
-  if (!ks.empty() && ks != g.kernel) return ctx.Error("kernel_shape does not match W");
-  g.stride = node.GetInts("strides");
-  g.dilation = node.GetInts("dilations");
-  std::vector<int64_t> pads = node.GetInts("pads");
-  if (g.stride.empty()) g.stride.assign(nd, 1);
-  if (g.dilation.empty()) g.dilation.assign(nd, 1);
-  if (pads.empty()) pads.assign(2 * nd, 0);
-  if (g.stride.size() != nd || g.dilation.size() != nd || pads.size() != 2 * nd)
-    return ctx.Error("strides, dilations and pads must have one entry per spatial dim");
-  const std::string auto_pad = node.GetString("auto_pad", "NOTSET");
-  g.pad_begin.assign(nd, 0);
-  g.out.assign(nd, 0);
-  for (size_t d = 0; d < nd; ++d) {
-    if (g.stride[d] <= 0 || g.dilation[d] <= 0 || g.kernel[d] <= 0)
-      return ctx.Error("strides, dilations and kernel dims must be positive");
-    const int64_t ext = (g.kernel[d] - 1) * g.dilation[d] + 1;
-    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      g.out[d] = (g.in[d] + g.stride[d] - 1) / g.stride[d];
-      const int64_t total = std::max<int64_t>(0, (g.out[d] - 1) * g.stride[d] + ext - g.in[d]);
-      g.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-    } else if (auto_pad == "VALID") {
-      g.out[d] = g.in[d] >= ext ? (g.in[d] - ext) / g.stride[d] + 1 : 0;
-    } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
-      g.pad_begin[d] = pads[d];
-      const int64_t span = g.in[d] + pads[d] + pads[d + nd];
-      g.out[d] = span >= ext ? (span - ext) / g.stride[d] + 1 : 0;
-    } else {
-      return ctx.Error("unknown auto_pad '" + auto_pad + "'");
-    }
-  }
+  const Shape in(x.begin() + 2, x.end()), kernel(w.begin() + 2, w.end());
+  std::vector<int64_t> ks = ctx.node().GetInts("kernel_shape");
+  if (!ks.empty() && ks != kernel) return ctx.Error("kernel_shape does not match W");
+  VT_ASSIGN_OR_RETURN(g.sp, ComputeForwardGeometry(ctx, in, kernel, true, false));
+  if (g.sp.rank() > static_cast<size_t>(kernels::kMaxConvRank))
+    return ctx.Unsupported("more than " + std::to_string(kernels::kMaxConvRank) + " spatial axes");
   return g;
 }
 
@@ -74,42 +48,25 @@ Expected<ConvGeom> PlanConv(const KernelContext& ctx, const Shape& x, const Shap
 // subtracted); out-of-bounds taps contribute 0.
 std::vector<int32_t> ConvI32(const ConvGeom& g, const std::vector<int32_t>& x,
                              const std::vector<int32_t>& w) {
-  const size_t nd = g.in.size();
-  const int64_t in_sz = NumElements(g.in), k_sz = NumElements(g.kernel), out_sz = NumElements(g.out);
+  const size_t nd = g.sp.in.size();
+  const int64_t in_sz = NumElements(g.sp.in), k_sz = g.sp.kernel_numel(), out_sz = g.sp.out_numel();
   const int64_t cg = g.channels / g.group, mg = g.out_channels / g.group;
   std::vector<int32_t> y(static_cast<size_t>(g.batch * g.out_channels * out_sz), 0);
   std::vector<int32_t> col(static_cast<size_t>(cg * k_sz * out_sz));
-  std::vector<int64_t> kidx(nd), oidx(nd);
+  const kernels::ConvTapWalk walk{static_cast<int>(nd), g.sp.out.data(), g.sp.in.data(),
+                                  g.sp.stride.data(), g.sp.dilation.data(), g.sp.pad_begin.data()};
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t gr = 0; gr < g.group; ++gr) {
       // im2col: col[(c * k_sz + kk) * out_sz + p]
       for (int64_t c = 0; c < cg; ++c) {
         const int32_t* xc = x.data() + (n * g.channels + gr * cg + c) * in_sz;
-        std::fill(kidx.begin(), kidx.end(), 0);
         for (int64_t kk = 0; kk < k_sz; ++kk) {
+          int64_t tap[kernels::kMaxConvRank];
+          kernels::UnflattenConvIndex(kk, g.sp.kernel.data(), static_cast<int>(nd), tap);
           int32_t* dst = col.data() + (c * k_sz + kk) * out_sz;
-          std::fill(oidx.begin(), oidx.end(), 0);
-          for (int64_t p = 0; p < out_sz; ++p) {
-            int64_t off = 0;
-            bool inside = true;
-            for (size_t d = 0; d < nd; ++d) {
-              const int64_t pos = oidx[d] * g.stride[d] - g.pad_begin[d] + kidx[d] * g.dilation[d];
-              if (pos < 0 || pos >= g.in[d]) {
-                inside = false;
-                break;
-              }
-              off = off * g.in[d] + pos;
-            }
-            dst[p] = inside ? xc[off] : 0;
-            for (int d = static_cast<int>(nd) - 1; d >= 0; --d) {
-              if (++oidx[static_cast<size_t>(d)] < g.out[static_cast<size_t>(d)]) break;
-              oidx[static_cast<size_t>(d)] = 0;
-            }
-          }
-          for (int d = static_cast<int>(nd) - 1; d >= 0; --d) {
-            if (++kidx[static_cast<size_t>(d)] < g.kernel[static_cast<size_t>(d)]) break;
-            kidx[static_cast<size_t>(d)] = 0;
-          }
+          kernels::ForEachTapPosition(walk, tap, 0, out_sz, [&](int64_t p, int64_t off) {
+            dst[p] = off >= 0 ? xc[off] : 0;
+          });
         }
       }
       const int64_t kdim = cg * k_sz;
@@ -163,7 +120,7 @@ const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
 
 Shape OutShape(const ConvGeom& g) {
   Shape s{g.batch, g.out_channels};
-  s.insert(s.end(), g.out.begin(), g.out.end());
+  s.insert(s.end(), g.sp.out.begin(), g.sp.out.end());
   return s;
 }
 
@@ -172,9 +129,9 @@ Status ConvIntegerCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor w, ctx.RequireTensor(1));
   VT_ASSIGN_OR_RETURN(ConvGeom g, PlanConv(ctx, x.shape(), w.shape()));
   auto xv = CenteredX(x, OptionalInput(ctx, 2));
-  if (!xv.ok()) return ctx.Error(xv.status().message());
+  if (!xv.ok()) return ctx.Annotate(xv.take_status());
   auto wv = CenteredW(w, OptionalInput(ctx, 3));
-  if (!wv.ok()) return ctx.Error(wv.status().message());
+  if (!wv.ok()) return ctx.Annotate(wv.take_status());
   std::vector<int32_t> acc = ConvI32(g, *xv, *wv);
   Tensor y = ctx.AllocOutput(0, DType::kInt32, OutShape(g));
   std::copy(acc.begin(), acc.end(), y.mutable_data<int32_t>());
@@ -189,9 +146,9 @@ Status QLinearConvCompute(KernelContext& ctx) {
   const Tensor &x = in[0], &w = in[3], &y_zp = in[7];
   VT_ASSIGN_OR_RETURN(ConvGeom g, PlanConv(ctx, x.shape(), w.shape()));
   auto xv = CenteredX(x, &in[2]);
-  if (!xv.ok()) return ctx.Error(xv.status().message());
+  if (!xv.ok()) return ctx.Annotate(xv.take_status());
   auto wv = CenteredW(w, &in[5]);
-  if (!wv.ok()) return ctx.Error(wv.status().message());
+  if (!wv.ok()) return ctx.Annotate(wv.take_status());
   const std::vector<float> sx = ToFloatVector(in[1]), sw = ToFloatVector(in[4]);
   const std::vector<float> sy = ToFloatVector(in[6]);
   if (sx.size() != 1 || sy.size() != 1 || y_zp.numel() != 1)
@@ -208,9 +165,9 @@ Status QLinearConvCompute(KernelContext& ctx) {
     return ctx.Unsupported(std::string("output dtype ") + DTypeName(y_zp.dtype()));
   const int64_t zy = y_zp.GetInt64(0);
   std::vector<int32_t> acc = ConvI32(g, *xv, *wv);
-  const int64_t out_sz = NumElements(g.out);
+  const int64_t out_sz = NumElements(g.sp.out);
   Tensor y = ctx.AllocOutput(0, y_zp.dtype(), OutShape(g));
-  Status st = DispatchInt(y.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetInt>(y.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);
     Q* py = y.mutable_data<Q>();
     for (int64_t e = 0; e < static_cast<int64_t>(acc.size()); ++e) {
@@ -221,7 +178,7 @@ Status QLinearConvCompute(KernelContext& ctx) {
     }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

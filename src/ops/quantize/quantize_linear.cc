@@ -44,7 +44,7 @@ Status QuantizeCompute(KernelContext& ctx) {
   Tensor x = AsFloat32(x0);
   const float* px = x.data<float>();
   Tensor y = ctx.AllocOutput(0, out_dt, x0.shape());
-  Status st = DispatchInt(out_dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetInt>(out_dt, [&](auto tag) -> Status {
     using Q = decltype(tag);
     Q* py = y.mutable_data<Q>();
     int64_t k = 0;
@@ -56,7 +56,7 @@ Status QuantizeCompute(KernelContext& ctx) {
         }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 
@@ -84,7 +84,7 @@ Status DequantizeCompute(KernelContext& ctx) {
   const DType out_dt = scale_typed ? scale_t.dtype() : DType::kFloat32;
   Tensor x = x0.Contiguous();
   Tensor y = AllocComputeOutput(ctx, 0, out_dt, x0.shape());
-  Status st = DispatchInt(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetInt>(x.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);
     const Q* px = x.data<Q>();
     int64_t k = 0;
@@ -101,7 +101,7 @@ Status DequantizeCompute(KernelContext& ctx) {
     else run(y.mutable_data<float>());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   FinishOutput(ctx, 0, out_dt, y);
   return Status::Ok();
 }

@@ -117,7 +117,7 @@ Status MatMulIntegerCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor b, ctx.RequireTensor(1));
   MatMulPlan plan;
   auto acc = IntegerMatMul(a, OptionalInput(ctx, 2), b, OptionalInput(ctx, 3), &plan);
-  if (!acc.ok()) return ctx.Error(acc.status().message());
+  if (!acc.ok()) return ctx.Annotate(acc.take_status());
   Tensor y = ctx.AllocOutput(0, DType::kInt32, plan.out_shape);
   std::copy(acc->begin(), acc->end(), y.mutable_data<int32_t>());
   return Status::Ok();
@@ -136,7 +136,7 @@ Status QLinearMatMulCompute(KernelContext& ctx) {
   const Tensor &a = in[0], &b = in[3], &y_zp = in[7];
   MatMulPlan plan;
   auto acc = IntegerMatMul(a, &in[2], b, &in[5], &plan);
-  if (!acc.ok()) return ctx.Error(acc.status().message());
+  if (!acc.ok()) return ctx.Annotate(acc.take_status());
   const std::vector<float> sa = ToFloatVector(in[1]), sb = ToFloatVector(in[4]);
   const std::vector<float> sy = ToFloatVector(in[6]);
   if (sa.size() != 1 && static_cast<int64_t>(sa.size()) != plan.m)
@@ -150,7 +150,7 @@ Status QLinearMatMulCompute(KernelContext& ctx) {
     return ctx.Unsupported(std::string("output dtype ") + DTypeName(y_zp.dtype()));
   const int64_t zy = y_zp.GetInt64(0);
   Tensor y = ctx.AllocOutput(0, y_zp.dtype(), plan.out_shape);
-  Status st = DispatchInt(y.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetInt>(y.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);
     Q* py = y.mutable_data<Q>();
     const int64_t total = static_cast<int64_t>(acc->size());
@@ -161,7 +161,7 @@ Status QLinearMatMulCompute(KernelContext& ctx) {
     }
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

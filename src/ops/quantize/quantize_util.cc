@@ -34,7 +34,7 @@ Expected<QuantGeometry> MakeQuantGeometry(const KernelContext& ctx, const Shape&
   }
   if (rank == 0) return ctx.Error("a per-axis scale needs an input of rank >= 1");
   auto axis = NormalizeAxis(ctx.node().GetInt("axis", 1), rank);
-  if (!axis.ok()) return ctx.Error(axis.status().message());
+  if (!axis.ok()) return ctx.Annotate(axis.take_status());
   for (int64_t d = 0; d < rank; ++d) {
     if (d < *axis) g.outer *= x_shape[static_cast<size_t>(d)];
     else if (d == *axis) g.dim = x_shape[static_cast<size_t>(d)];

@@ -210,13 +210,13 @@ Status Reduce(KernelContext& ctx, Kind kind, int64_t axes_input_opset) {
   Tensor out = via_double ? Tensor::Empty(cdt, plan.out_shape)
                           : AllocComputeOutput(ctx, 0, dt, plan.out_shape);
   if (out.numel() > 0) {
-    Status st = DispatchNumeric(cdt, [&](auto tag) -> Status {
+    Status st = DispatchElem<kSetFloatInt>(cdt, [&](auto tag) -> Status {
       using T = decltype(tag);
       ReduceTyped<T>(kind, xin.data<T>(), plan.outer, plan.reduce, plan.inner,
                      out.mutable_data<T>(), ctx.threads());
       return Status::Ok();
     });
-    if (!st.ok()) return ctx.Unsupported(st.message());
+    if (!st.ok()) return ctx.Annotate(std::move(st));
   }
   if (via_double) {
     Tensor real = ctx.AllocOutput(0, dt, plan.out_shape);

@@ -56,7 +56,7 @@ Status ArgCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   if (x0.rank() == 0) return ctx.Error("input must have rank >= 1");
   auto axis = NormalizeAxis(ctx.node().GetInt("axis", 0), x0.rank());
-  if (!axis.ok()) return ctx.Error(axis.status().message());
+  if (!axis.ok()) return ctx.Annotate(axis.take_status());
   const bool keepdims = ctx.node().GetInt("keepdims", 1) != 0;
   const bool last = ctx.node().GetInt("select_last_index", 0) != 0;
   const int a = static_cast<int>(*axis);
@@ -75,14 +75,14 @@ Status ArgCompute(KernelContext& ctx) {
   Tensor out = ctx.AllocOutput(0, DType::kInt64, out_shape);
   if (out.numel() == 0) return Status::Ok();
   Tensor x = WidenForCompute(x0);  // 16-bit floats compare exactly after widening
-  Status st = DispatchNumeric(x.dtype(), [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloatInt>(x.dtype(), [&](auto tag) -> Status {
     using T = decltype(tag);
     int64_t* po = out.mutable_data<int64_t>();
     if (last) ArgTyped<T, kMax, true>(x.data<T>(), outer, n, inner, po, ctx.threads());
     else ArgTyped<T, kMax, false>(x.data<T>(), outer, n, inner, po, ctx.threads());
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 

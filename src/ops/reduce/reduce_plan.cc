@@ -98,7 +98,7 @@ Expected<std::vector<int64_t>> ReadReduceAxes(const KernelContext& ctx, int64_t 
     return raw;
   }
   auto norm = NormalizeAxes(raw, rank);
-  if (!norm.ok()) return ctx.Error(norm.status().message());
+  if (!norm.ok()) return ctx.Annotate(norm.take_status());
   return norm;
 }
 

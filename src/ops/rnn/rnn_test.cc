@@ -8,6 +8,7 @@
 
 #include "ops/rnn/rnn_kernels.h"
 #include "ops/common/op_test_util.h"
+#include "ops/common/op_util.h"
 
 namespace vt::ops {
 namespace {
@@ -292,6 +293,57 @@ TEST(RnnTest, BadInputs) {
   call.attrs.push_back(testing::AttrString("direction", "sideways"));
   call.inputs[0] = F32({1, 1, 2}, {1, 2});
   EXPECT_FALSE(call.Run().ok());
+}
+
+}  // namespace
+}  // namespace vt::ops
+
+namespace vt::ops {
+namespace {
+
+// float16 / bfloat16 run the float32 recurrence on the widened inputs and round each output
+// once, so they equal the float32 run on the same (exactly representable) values, rounded.
+TEST(RnnTest, Float16AndBFloat16EqualRoundedFloat32) {
+  const int64_t seq = 3, batch = 7, in = 17, H = 5;
+  auto vals = [](int64_t n, double a) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::round(std::sin(a * i) * 64) / 128;
+    return v;
+  };
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    const int64_t G = std::string(op) == "LSTM" ? 4 : std::string(op) == "GRU" ? 3 : 1;
+    for (DType dt : {DType::kFloat16, DType::kBFloat16}) {
+      const std::vector<std::vector<double>> data = {vals(seq * batch * in, 0.3), vals(2 * G * H * in, 0.7),
+                                                     vals(2 * G * H * H, 1.1), vals(2 * 2 * G * H, 0.2),
+                                                     vals(2 * batch * H, 0.9)};
+      const std::vector<Shape> shapes = {{seq, batch, in}, {2, G * H, in}, {2, G * H, H}, {2, 2 * G * H},
+                                         {2, batch, H}};
+      auto call = [&](DType t) {
+        OpCall c;
+        c.op = op;
+        c.opset = 22;
+        c.attrs = {AttrInt("hidden_size", H), testing::AttrString("direction", "bidirectional")};
+        for (size_t i = 0; i < 4; ++i)
+          c.inputs.push_back(CastTensor(testing::MakeTensor(DType::kFloat32, shapes[i], data[i]), t));
+        c.inputs.push_back(I64({batch}, {3, 1, 2, 3, 0, 3, 2}));
+        c.inputs.push_back(CastTensor(testing::MakeTensor(DType::kFloat32, shapes[4], data[4]), t));
+        c.num_outputs = 2;
+        return c;
+      };
+      auto ref = call(DType::kFloat32).Run();
+      auto got = call(dt).Run();
+      ASSERT_TRUE(ref.ok() && got.ok()) << op << ": " << (got.ok() ? ref.status() : got.status()).ToString();
+      for (size_t o = 0; o < 2; ++o) {
+        ASSERT_EQ((*got)[o].tensor().dtype(), dt) << op;
+        EXPECT_EQ(Values((*got)[o].tensor()), Values(CastTensor((*ref)[o].tensor(), dt))) << op << " output " << o;
+      }
+      OpCall mixed = call(dt);
+      mixed.inputs[1] = CastTensor(mixed.inputs[1].tensor(), DType::kFloat32);
+      auto r = mixed.Run();
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.status().message().find("W has dtype float32"), std::string::npos) << r.status().ToString();
+    }
+  }
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ Status SplitCompute(KernelContext& ctx) {
   int64_t start = 0;
   for (size_t i = 0; i < n_out; ++i) {
     auto l = x.layout().Slice(static_cast<int>(axis), split[i] > 0 ? start : 0, 1, split[i]);
-    if (!l.ok()) return ctx.Error(l.status().message());
+    if (!l.ok()) return ctx.Annotate(l.take_status());
     Tensor part = x.WithLayout(std::move(l).value());
     ctx.SetOutput(i, part.is_contiguous() ? part : part.Contiguous());
     start += split[i];

@@ -41,7 +41,7 @@ Status DepthToSpaceCompute(KernelContext& ctx) {
   } else {
     return ctx.Error("unsupported mode '" + mode + "'");
   }
-  if (!y.ok()) return ctx.Error(y.status().message());
+  if (!y.ok()) return ctx.Annotate(y.take_status());
   ctx.SetOutput(0, *y);
   return Status::Ok();
 }
@@ -55,7 +55,7 @@ Status SpaceToDepthCompute(KernelContext& ctx) {
     return ctx.Error("spatial dims " + ShapeToString(x0.shape()) + " not divisible by blocksize");
   const Tensor x = x0.Contiguous();
   auto y = Rearrange(x, {n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, c * b * b, h / b, w / b});
-  if (!y.ok()) return ctx.Error(y.status().message());
+  if (!y.ok()) return ctx.Annotate(y.take_status());
   ctx.SetOutput(0, *y);
   return Status::Ok();
 }

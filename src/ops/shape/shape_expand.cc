@@ -12,10 +12,10 @@ Status ExpandCompute(KernelContext& ctx) {
   for (int64_t d : target)
     if (d < 0) return ctx.Error("negative dim in shape " + ShapeToString(target));
   auto out = BroadcastShapes(x.shape(), target);
-  if (!out.ok()) return ctx.Error(out.status().message());
+  if (!out.ok()) return ctx.Annotate(out.take_status());
   VT_RETURN_IF_ERROR(CheckOutputShape(ctx, *out));
   auto l = x.layout().BroadcastTo(*out);
-  if (!l.ok()) return ctx.Error(l.status().message());
+  if (!l.ok()) return ctx.Annotate(l.take_status());
   ctx.SetOutput(0, x.WithLayout(std::move(l).value()));
   return Status::Ok();
 }

@@ -60,7 +60,7 @@ Status ReshapeCompute(KernelContext& ctx) {
   const bool allowzero = ctx.opset() >= 14 && ctx.node().GetInt("allowzero", 0) != 0;
   VT_ASSIGN_OR_RETURN(Shape out, ResolveReshape(ctx, x.shape(), spec, allowzero));
   auto r = x.Reshape(out);
-  if (!r.ok()) return ctx.Error(r.status().message());
+  if (!r.ok()) return ctx.Annotate(r.take_status());
   ctx.SetOutput(0, *r);
   return Status::Ok();
 }
@@ -77,7 +77,7 @@ Status FlattenCompute(KernelContext& ctx) {
   Shape out = {DimProduct(s, 0, static_cast<size_t>(axis)),
                DimProduct(s, static_cast<size_t>(axis), s.size())};
   auto r = x.Reshape(out);
-  if (!r.ok()) return ctx.Error(r.status().message());
+  if (!r.ok()) return ctx.Annotate(r.take_status());
   ctx.SetOutput(0, *r);
   return Status::Ok();
 }

@@ -22,7 +22,7 @@ Status TransposeCompute(KernelContext& ctx) {
     for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
   }
   auto l = x.layout().Transpose(perm);
-  if (!l.ok()) return ctx.Error(l.status().message());
+  if (!l.ok()) return ctx.Annotate(l.take_status());
   ctx.SetOutput(0, x.WithLayout(std::move(l).value()));
   return Status::Ok();
 }

@@ -78,7 +78,7 @@ Status SliceCompute(KernelContext& ctx) {
     const int64_t bounded = step > dim ? dim + 1 : (step < -dim ? -dim - 1 : step);
     const int64_t count = ClampSliceRange(dim, &start, ends[i], bounded);
     auto sl = l.Slice(axis, count > 0 ? start : 0, count > 1 ? bounded : 1, count);
-    if (!sl.ok()) return ctx.Error(sl.status().message());
+    if (!sl.ok()) return ctx.Annotate(sl.take_status());
     l = std::move(sl).value();
   }
   ctx.SetOutput(0, x.WithLayout(std::move(l)));

@@ -95,14 +95,14 @@ Status WriteOutput(KernelContext& ctx, DType dt, const Shape& shape, const std::
     }
     return Status::Ok();
   }
-  Status st = DispatchNumeric(dt, [&](auto tag) -> Status {
+  Status st = DispatchElem<kSetFloatInt>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);
     Tensor out = ctx.AllocOutput(0, dt, shape);
     T* o = out.mutable_data<T>();
     for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<T>(v[i]);
     return Status::Ok();
   });
-  if (!st.ok()) return ctx.Unsupported(st.message());
+  if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
 }
 
@@ -127,6 +127,7 @@ constexpr int64_t kMaxDftLength = int64_t{1} << 24;
 // DFT: input [batch, n1, ..., nk, 1|2] (real or complex as a trailing pair), dft_length?
 // (pads with zeros or truncates the signal axis), axis (attribute up to opset 19, input 2 from
 // opset 20; default 1 / -2). Output [..., n or n/2+1 (onesided), ..., 2]; inverse scales by 1/n.
+// From opset 20, onesided=1 with inverse=1 is the IRFFT: output [..., n, ..., 1] (real).
 
 Status DftCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
@@ -146,19 +147,26 @@ Status DftCompute(KernelContext& ctx) {
   if (axis < 0 || axis > r - 2)
     return ctx.Error("axis out of range for input " + ShapeToString(x0.shape()));
   const int64_t len_in = x0.dim(static_cast<int>(axis));
-  int64_t n = len_in;
-  if (ctx.has_input(1) && !ctx.input_value(1)->is_none()) {
-    VT_ASSIGN_OR_RETURN(n, ReadIntScalar(ctx, 1, "dft_length"));
-    if (n <= 0 || n > kMaxDftLength) return ctx.Error("dft_length " + std::to_string(n) + " invalid");
-  }
   const bool inverse = ctx.node().GetInt("inverse", 0) != 0;
   const bool onesided = ctx.node().GetInt("onesided", 0) != 0;
-  const int64_t n_out = onesided ? n / 2 + 1 : n;
   const bool complex_in = x0.dim(r - 1) == 2;
+  // Opset 20 IRFFT (onesided=1, inverse=1): the input is the one-sided spectrum, the output the
+  // real signal [..., dft_length, 1], default dft_length 2 * (n - 1).
+  const bool irfft = onesided && inverse && ctx.opset() >= 20;
+  if (irfft && !complex_in)
+    return ctx.Error("input " + ShapeToString(x0.shape()) +
+                     " must be complex (last dim 2) for the inverse one-sided DFT (IRFFT)");
+  int64_t n = irfft ? 2 * (len_in - 1) : len_in;
+  if (ctx.has_input(1) && !ctx.input_value(1)->is_none()) {
+    VT_ASSIGN_OR_RETURN(n, ReadIntScalar(ctx, 1, "dft_length"));
+  }
+  if (n <= 0 || n > kMaxDftLength) return ctx.Error("dft_length " + std::to_string(n) + " invalid");
+  const int64_t n_out = irfft ? n : onesided ? n / 2 + 1 : n;
+  const int64_t out_comps = irfft ? 1 : 2;
 
   Shape out_shape = x0.shape();
   out_shape[static_cast<size_t>(axis)] = n_out;
-  out_shape[static_cast<size_t>(r - 1)] = 2;
+  out_shape[static_cast<size_t>(r - 1)] = out_comps;
   // Lines along `axis`: outer (dims before) x inner (dims between axis and the pair).
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < axis; ++d) outer *= x0.dim(d);
@@ -173,7 +181,10 @@ Status DftCompute(KernelContext& ctx) {
   const int sign = inverse ? +1 : -1;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
+      // IRFFT reads bins 0..n/2 and completes the spectrum by conjugate symmetry; the imaginary
+      // parts of bin 0 and (n even) bin n/2 are dropped, as a real signal has none there.
+      const int64_t read = irfft ? n / 2 + 1 : n;
+      for (int64_t j = 0; j < read; ++j) {
         if (j >= len_in) {
           line[static_cast<size_t>(j)] = 0;
           continue;
@@ -181,13 +192,18 @@ Status DftCompute(KernelContext& ctx) {
         const int64_t base = ((o * len_in + j) * inner + i) * comps;
         line[static_cast<size_t>(j)] = cd(x.GetDouble(base), complex_in ? x.GetDouble(base + 1) : 0.0);
       }
+      if (irfft) {
+        line[0] = line[0].real();
+        if (n % 2 == 0) line[static_cast<size_t>(n / 2)] = line[static_cast<size_t>(n / 2)].real();
+        for (int64_t j = read; j < n; ++j) line[static_cast<size_t>(j)] = std::conj(line[static_cast<size_t>(n - j)]);
+      }
       std::vector<cd> y = Dft(line, sign);
       for (int64_t k = 0; k < n_out; ++k) {
         cd v = y[static_cast<size_t>(k)];
         if (inverse) v /= static_cast<double>(n);
-        const size_t base = static_cast<size_t>(((o * n_out + k) * inner + i) * 2);
+        const size_t base = static_cast<size_t>(((o * n_out + k) * inner + i) * out_comps);
         out[base] = v.real();
-        out[base + 1] = v.imag();
+        if (!irfft) out[base + 1] = v.imag();
       }
     }
   }

@@ -77,6 +77,43 @@ TEST(DftTest, OnesidedPaddingAxisAndErrors) {
   EXPECT_FALSE(bad_last.Run().ok());
 }
 
+TEST(DftTest, Irfft20RoundTripAndHermitianSum) {
+  // Opset 20: RFFT then IRFFT (onesided=1, inverse=1) gives the real signal back, for odd and
+  // even lengths, along a middle axis of [2, n, 3, 1].
+  for (int64_t n : {1, 7, 16, 17, 33}) {
+    std::vector<double> sig(static_cast<size_t>(2 * n * 3));
+    for (size_t i = 0; i < sig.size(); ++i) sig[i] = std::sin(0.61 * i) + 0.25 * std::cos(1.7 * i);
+    const Tensor x = MakeTensor(DType::kFloat64, {2, n, 3, 1}, sig);
+    OpCall fwd{"DFT", 20, {AttrInt("onesided", 1)}, {x, Tensor(), I64({}, {1})}, {false, true, false}};
+    const Tensor spec = testing::RunOne(fwd);
+    ASSERT_EQ(spec.shape(), Shape({2, n / 2 + 1, 3, 2}));
+    OpCall inv{"DFT", 20, {AttrInt("onesided", 1), AttrInt("inverse", 1)}, {spec, I64({}, {n}), I64({}, {-3})}};
+    const Tensor back = testing::RunOne(inv);
+    ASSERT_EQ(back.shape(), Shape({2, n, 3, 1}));
+    const std::vector<double> got = Values(back);
+    for (size_t i = 0; i < sig.size(); ++i) ASSERT_NEAR(got[i], sig[i], 1e-12) << "n=" << n;
+  }
+  // Default dft_length 2 * (m - 1); the imaginary parts of bins 0 and n/2 do not contribute:
+  // x[t] = (Re X0 + 2 sum_{0<k<n/2} Re(X_k e^{2 pi i k t / n}) + Re X_{n/2} (-1)^t) / n.
+  const std::vector<double> bins = {1.5, 9, 0.25, -1, -2, 0.5, 3, 0.75, 0.5, -7};  // 5 bins
+  OpCall c{"DFT", 20, {AttrInt("onesided", 1), AttrInt("inverse", 1)}, {MakeTensor(DType::kFloat64, {1, 5, 2}, bins)}};
+  const Tensor y = testing::RunOne(c);
+  ASSERT_EQ(y.shape(), Shape({1, 8, 1}));
+  const std::vector<double> got = Values(y);
+  for (int t = 0; t < 8; ++t) {
+    double want = bins[0] + bins[8] * (t % 2 ? -1 : 1);
+    for (int k = 1; k < 4; ++k)
+      want += 2 * (std::complex<double>(bins[2 * k], bins[2 * k + 1]) *
+                   std::polar(1.0, 2 * std::numbers::pi * k * t / 8)).real();
+    EXPECT_NEAR(got[static_cast<size_t>(t)], want / 8, 1e-12) << "t=" << t;
+  }
+  OpCall real_in{"DFT", 20, {AttrInt("onesided", 1), AttrInt("inverse", 1)}, {F32({1, 4, 1}, {1, 2, 3, 4})}};
+  auto r = real_in.Run();
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("must be complex (last dim 2) for the inverse one-sided DFT"),
+            std::string::npos) << r.status().ToString();
+}
+
 TEST(StftTest, FramesWindowAndBins) {
   std::vector<double> sig(10);
   for (int i = 0; i < 10; ++i) sig[i] = std::sin(i * 0.7);

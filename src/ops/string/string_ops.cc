@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ops/common/op_util.h"
+#include "vtensor/graph/node_status.h"
 
 namespace vt::ops {
 namespace {
@@ -67,7 +68,7 @@ class TfIdfKernel : public OpKernel {
  public:
   static Expected<std::unique_ptr<OpKernel>> Create(const KernelInit& init) {
     const Node& n = init.node;
-    auto err = [&](const std::string& m) { return InvalidArgument(n.Describe() + ": " + m); };
+    auto err = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), n); };
     auto k = std::unique_ptr<TfIdfKernel>(new TfIdfKernel());
     k->min_n_ = n.GetInt("min_gram_length", 0);
     k->max_n_ = n.GetInt("max_gram_length", 0);
@@ -117,7 +118,7 @@ class TfIdfKernel : public OpKernel {
     return std::unique_ptr<OpKernel>(std::move(k));
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
     const bool is_str = x0.dtype() == DType::kString;
     if (!is_str && x0.dtype() != DType::kInt32 && x0.dtype() != DType::kInt64)

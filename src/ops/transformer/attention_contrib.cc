@@ -43,7 +43,7 @@ struct AttnAttrs {
 class MsAttentionKernel final : public OpKernel, public KernelDescription {
  public:
   MsAttentionKernel(const AttnAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
   std::string Describe() const override {
     return std::string(kernel_.name) + "; present contiguous (BNSH)";
   }
@@ -53,7 +53,7 @@ class MsAttentionKernel final : public OpKernel, public KernelDescription {
   const kernels::AttentionKernel& kernel_;
 };
 
-Status MsAttentionKernel::Compute(KernelContext& ctx) {
+Status MsAttentionKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor w, ctx.RequireTensor(1));
   const Tensor *bias = OptionalInput(ctx, 2), *mask = OptionalInput(ctx, 3);
@@ -150,7 +150,7 @@ Status MsAttentionKernel::Compute(KernelContext& ctx) {
 
 Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
   const Node& node = init.node;
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   AttnAttrs a;
   a.num_heads = node.GetInt("num_heads", 0);
   if (a.num_heads <= 0) return bad("attribute num_heads must be given and positive");
@@ -162,7 +162,7 @@ Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;
   a.share_buffer = node.GetInt("past_present_share_buffer", 0) != 0;
   if (node.GetInt("do_rotary", 0) != 0)
-    return Unimplemented(node.Describe() + ": attribute do_rotary = 1 is not implemented");
+    return AnnotateNode(Unimplemented("attribute do_rotary = 1 is not implemented"), node);
   return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionKernelFor(init)));
 }
 

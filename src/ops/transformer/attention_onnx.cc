@@ -75,7 +75,7 @@ Status ReadOperand(const KernelContext& ctx, const Tensor& t, const char* name, 
 class OnnxAttentionKernel final : public OpKernel, public KernelDescription {
  public:
   OnnxAttentionKernel(const OnnxAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
   std::string Describe() const override {
     return std::string(kernel_.name) + "; present_key / present_value contiguous (BNSH)";
   }
@@ -157,7 +157,7 @@ const void* KernelView(const Tensor& t, bool f16_ok, Tensor* keep) {
   return keep->raw_data();
 }
 
-Status OnnxAttentionKernel::Compute(KernelContext& ctx) {
+Status OnnxAttentionKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor q0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor k0, ctx.RequireTensor(1));
   VT_ASSIGN_OR_RETURN(Tensor v0, ctx.RequireTensor(2));
@@ -293,7 +293,7 @@ Status OnnxAttentionKernel::Compute(KernelContext& ctx) {
 
 Expected<std::unique_ptr<OpKernel>> MakeOnnxAttention(const KernelInit& init) {
   const Node& node = init.node;
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   OnnxAttrs a;
   a.causal = node.GetInt("is_causal", 0) != 0;
   a.q_heads = node.GetInt("q_num_heads", 0);

@@ -56,7 +56,7 @@ struct GqaAttrs {
 };
 
 Expected<GqaAttrs> ReadAttrs(const Node& node) {
-  auto bad = [&](const std::string& m) { return InvalidArgument(node.Describe() + ": " + m); };
+  auto bad = [&](const std::string& m) { return AnnotateNode(InvalidArgument(m), node); };
   GqaAttrs a;
   a.num_heads = node.GetInt("num_heads", 0);
   a.kv_num_heads = node.GetInt("kv_num_heads", 0);
@@ -82,12 +82,13 @@ Expected<GqaAttrs> ReadAttrs(const Node& node) {
     return bad("attribute local_window_size must be -1 or positive");
   for (const char* q : {"k_quant_type", "v_quant_type"})
     if (node.GetString(q, "NONE") != "NONE")
-      return Unimplemented(node.Describe() + ": KV cache quantization (attribute " +
-                           std::string(q) + ") is not implemented");
+      return AnnotateNode(Unimplemented("KV cache quantization (attribute " + std::string(q) +
+                                        ") is not implemented"),
+                          node);
   if (node.GetInt("kv_cache_bit_width", 0) != 0)
     return bad("attribute kv_cache_bit_width must be 0 without KV cache quantization");
   if (node.GetInt("sliding_window_cache", 0) != 0)
-    return Unimplemented(node.Describe() + ": sliding_window_cache = 1 is not implemented");
+    return AnnotateNode(Unimplemented("sliding_window_cache = 1 is not implemented"), node);
   return a;
 }
 
@@ -442,7 +443,7 @@ class GqaKernel final : public OpKernel, public KernelDescription {
            " this present; exactly sized when the past is a fixed buffer";
   }
 
-  Status Compute(KernelContext& ctx) override {
+  Status Compute(KernelContext& ctx) const override {
     GqaInputs in;
     VT_ASSIGN_OR_RETURN(Tensor q, ctx.RequireTensor(0));
     in.query = q.Contiguous();
@@ -488,7 +489,7 @@ class GqaKernel final : public OpKernel, public KernelDescription {
  private:
   GqaAttrs a_;
   const kernels::AttentionKernel& kernel_;
-  KvCacheGrowth growth_;
+  mutable KvCacheGrowth growth_;  // thread-safe (its own mutex)
 };
 
 Expected<std::unique_ptr<OpKernel>> MakeGqa(const KernelInit& init) {

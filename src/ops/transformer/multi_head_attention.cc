@@ -42,7 +42,7 @@ struct MhaAttrs {
 class MhaKernel final : public OpKernel, public KernelDescription {
  public:
   MhaKernel(const MhaAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
-  Status Compute(KernelContext& ctx) override;
+  Status Compute(KernelContext& ctx) const override;
   std::string Describe() const override {
     return std::string(kernel_.name) + "; present_key / present_value contiguous (BNSH)";
   }
@@ -117,7 +117,7 @@ Status MhaKernel::Shapes(KernelContext& ctx, const Tensor& q, const Tensor* k, c
   return Status::Ok();
 }
 
-Status MhaKernel::Compute(KernelContext& ctx) {
+Status MhaKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(Tensor q0, ctx.RequireTensor(0));
   std::vector<Tensor> keep;
   keep.reserve(12);
@@ -217,7 +217,7 @@ Expected<std::unique_ptr<OpKernel>> MakeMha(const KernelInit& init) {
   MhaAttrs a;
   a.num_heads = node.GetInt("num_heads", 0);
   if (a.num_heads <= 0)
-    return InvalidArgument(node.Describe() + ": attribute num_heads must be given and positive");
+    return AnnotateNode(InvalidArgument("attribute num_heads must be given and positive"), node);
   a.scale = node.GetFloat("scale", 0.0f);
   a.mask_filter = node.GetFloat("mask_filter_value", -10000.0f);
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;

@@ -1,0 +1,41 @@
+// BufferPools: how runs share a session's buffer pools (exec/graph_runner.h).
+#include "exec/graph_runner.h"
+
+#include <gtest/gtest.h>
+
+namespace vt {
+namespace {
+
+TEST(BufferPoolsTest, LoneCallerReusesOneWarmPool) {
+  BufferPools pools;
+  BufferPool* first = nullptr;
+  {
+    BufferPools::Lease a = pools.Acquire();
+    first = a.get();
+    a.get()->Put(a.get()->Get(256));  // a released intermediate stays pooled
+  }
+  BufferPools::Lease b = pools.Acquire();
+  EXPECT_EQ(b.get(), first);
+  EXPECT_EQ(b.get()->pooled_bytes(), 256u);
+  EXPECT_EQ(pools.size(), 1u);
+}
+
+TEST(BufferPoolsTest, ConcurrentLeasesGetDistinctPools) {
+  BufferPools pools;
+  BufferPools::Lease a = pools.Acquire();
+  BufferPools::Lease b = pools.Acquire();
+  EXPECT_NE(a.get(), b.get());
+  EXPECT_EQ(pools.size(), 2u);
+}
+
+TEST(BufferPoolsTest, BufferStillReferencedIsNotPooled) {
+  BufferPool pool;
+  std::shared_ptr<Storage> s = pool.Get(64);
+  std::shared_ptr<Storage> held = s;  // e.g. an output the caller keeps
+  pool.Put(std::move(s));
+  EXPECT_EQ(pool.pooled_bytes(), 0u);
+  EXPECT_NE(pool.Get(64), held);
+}
+
+}  // namespace
+}  // namespace vt

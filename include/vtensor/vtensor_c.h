@@ -132,6 +132,11 @@ VT_API VtStatus* VtSessionOptionsSetVerify(VtSessionOptions* options, VtVerifyPo
 /* Use (non-zero, default) or ignore (0) the model's compiled tensors; when ignored every
  * entry is reported as a MISS "not-selected". */
 VT_API VtStatus* VtSessionOptionsSetCache(VtSessionOptions* options, int enabled);
+/* Write (non-zero, default) or not (0) one warning line to standard error when the model's
+ * compiled tensors left weights to be packed at load (payload file missing or damaged, entries
+ * for another profile or CPU, stale entries). Either way VtSessionCacheEntry reports every
+ * entry. */
+VT_API VtStatus* VtSessionOptionsSetCacheWarning(VtSessionOptions* options, int enabled);
 
 /* ---- Session -------------------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 #include "vtensor/runtime/session.h"
 
 #include <omp.h>
+#include <cstdio>
 #include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
@@ -27,6 +28,9 @@ bool ReliesOnDimParams(std::string_view pass) {
   return pass != "constant-folding" && pass != "fuse-hardswish" && pass != "fuse-conv";
 }
 }  // namespace
+
+// The file name of a model loaded from bytes (LoadFromBytes), in messages.
+constexpr const char kModelBytesLabel[] = "<model bytes>";
 
 Session::~Session() = default;
 
@@ -58,7 +62,19 @@ Expected<std::unique_ptr<Session>> Session::Create(
   VT_ASSIGN_OR_RETURN(s->runner_,
                       GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
   s->cache_->Finish();
+  s->WarnCacheMisses();
   return s;
+}
+
+void WriteCacheWarningToStderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+void Session::WarnCacheMisses() const {
+  if (!opts_.cache_warning) return;
+  // A model from bytes has no file to name in the `vtensor inspect` hint.
+  const bool in_memory = model_.path.empty() || model_.path.ends_with(kModelBytesLabel);
+  const std::string line =
+      CacheMissLine(cache_summary(), in_memory ? "" : model_.path, extension_error_);
+  if (!line.empty()) opts_.cache_warning(line);
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& opts) {
@@ -74,6 +90,8 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path, const 
   }
   VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
   s->extension_error_ = std::move(ext_error);
+  // Create had no entries to warn about; the unreadable extension is said here.
+  if (!s->extension_error_.empty()) s->WarnCacheMisses();
   return s;
 }
 
@@ -81,7 +99,7 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
                                                          const std::string& base_dir,
                                                          const SessionOptions& opts) {
   // Relative external locations resolve against the directory of the model's path.
-  const std::string label = "<model bytes>";
+  const std::string label = kModelBytesLabel;
   const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
   if (data == nullptr) return InvalidArgument(label + ": data is null");
   VT_ASSIGN_OR_RETURN(CompiledModel cm, ParseCompiledModel(data, size, path));

@@ -49,6 +49,7 @@ int InspectCacheCommand(const InspectArgs& a) {
     fmt::print(stderr, "error: {}\n", so.status().message());
     return 2;
   }
+  so->cache_warning = nullptr;  // the report below says more than the warning
   auto s = Session::Load(a.model, *so);
   if (!s.ok()) {
     fmt::print(stderr, "error: {}\n", s.status().message());

@@ -18,6 +18,9 @@ void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
   cmd->add_flag("--explain", f->explain,
                 "print each weight's form candidates, why each was rejected, HIT/MISS, and what "
                 "kernels chose (microkernel row, KV cache layout)");
+  cmd->add_flag("--quiet", f->quiet,
+                "no warning on stderr when compiled tensors were not used (payload file missing "
+                "or damaged, another profile or CPU)");
 }
 
 Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) {
@@ -37,6 +40,8 @@ Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) 
   if (!verify) return InvalidArgument("--verify '" + f.verify + "': expected always, memo or never");
   so.cache.verify = *verify;
   so.cache.enabled = !f.no_cache;
+  // --explain prints the whole report, which says more than the warning.
+  if (f.quiet || f.explain) so.cache_warning = nullptr;
   return so;
 }
 

@@ -19,9 +19,10 @@ struct SessionFlags {
   std::string arch = "native";    // kernel architecture: native | x86_64-avx512 | ...
   bool no_cache = false;          // ignore compiled entries
   bool explain = false;           // print every weight decision and each entry's HIT/MISS
+  bool quiet = false;             // no cache warning line on stderr (forms/cache_summary.h)
 };
 
-// Registers --verify, --profile, --arch, --no-cache, --explain on `cmd`.
+// Registers --verify, --profile, --arch, --no-cache, --explain, --quiet on `cmd`.
 void AddSessionFlags(CLI::App* cmd, SessionFlags* f);
 // Errors: InvalidArgument naming the flag for an unknown value or an ISA this CPU lacks.
 Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads);

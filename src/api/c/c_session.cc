@@ -5,6 +5,7 @@
 // error status, not a use of freed memory, and a run in flight holds its session through a
 // shared_ptr, so a concurrent release frees it only when that run returns.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -219,6 +220,17 @@ VtStatus* VtSessionOptionsSetCache(VtSessionOptions* options, int enabled) {
   return Guard(fn, [&]() -> VtStatus* {
     if (options == nullptr) return Invalid(fn, "options is NULL");
     options->options.cache.enabled = enabled != 0;
+    return nullptr;
+  });
+}
+
+VtStatus* VtSessionOptionsSetCacheWarning(VtSessionOptions* options, int enabled) {
+  constexpr const char* fn = "VtSessionOptionsSetCacheWarning";
+  return Guard(fn, [&]() -> VtStatus* {
+    if (options == nullptr) return Invalid(fn, "options is NULL");
+    options->options.cache_warning =
+        enabled != 0 ? std::function<void(const std::string&)>(vt::WriteCacheWarningToStderr)
+                     : nullptr;
     return nullptr;
   });
 }

@@ -92,7 +92,7 @@ Status RunPipeline(Model& model, std::vector<std::unique_ptr<Pass>>& pipeline,
     Status st = pass->Run(model, ctx);
     if (!st.ok()) return std::move(st).WithContext(std::string("pass ") + pass->name());
     if (opts.after_pass) opts.after_pass(pass->name(), model);
-    if (opts.report) opts.report(pass->name(), pass->rewrites());
+    if (opts.report) opts.report(*pass);
   }
   return Status::Ok();
 }

@@ -17,6 +17,8 @@ class ConstantFoldingPass final : public Pass {
     return st;
   }
   size_t rewrites() const override { return rewrites_; }
+  // Folds only nodes whose inputs are all constants: no input size reaches a folded value.
+  bool relies_on_dim_params() const override { return false; }
 
  private:
   size_t rewrites_ = 0;
@@ -30,6 +32,8 @@ class FuseHardSwishPass final : public Pass {
     return Status::Ok();
   }
   size_t rewrites() const override { return rewrites_; }
+  // An elementwise pattern: the fused node computes the same values for any shape.
+  bool relies_on_dim_params() const override { return false; }
 
  private:
   size_t rewrites_ = 0;
@@ -43,6 +47,8 @@ class FuseConvPass final : public Pass {
     return Status::Ok();
   }
   size_t rewrites() const override { return rewrites_; }
+  // Folds an activation or bias into the Conv that feeds it: valid for any input size.
+  bool relies_on_dim_params() const override { return false; }
 
  private:
   size_t rewrites_ = 0;

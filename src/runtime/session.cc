@@ -21,14 +21,6 @@ std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
   return names;
 }
 
-namespace {
-// Passes whose rewrites assume that one dim_param has one size in every input (the ONNX IR's
-// rule; passes/symbolic_shapes.h). The others hold for any sizes.
-bool ReliesOnDimParams(std::string_view pass) {
-  return pass != "constant-folding" && pass != "fuse-hardswish" && pass != "fuse-conv";
-}
-}  // namespace
-
 // The file name of a model loaded from bytes (LoadFromBytes), in messages.
 constexpr const char kModelBytesLabel[] = "<model bytes>";
 
@@ -52,8 +44,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->opts_ = opts;
   s->pools_ = std::make_unique<BufferPools>();
   RunPassesOptions pass_opts;
-  pass_opts.report = [&s](const char* pass, size_t rewrites) {
-    if (rewrites > 0 && ReliesOnDimParams(pass)) s->binds_dim_params_ = true;
+  pass_opts.report = [&s](const Pass& pass) {
+    if (pass.rewrites() > 0 && pass.relies_on_dim_params()) s->binds_dim_params_ = true;
   };
   VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);

@@ -34,7 +34,9 @@ int PassesCommand(const PassesArgs& a) {
     };
   }
   if (a.session)
-    opts.report = [](const char* pass, size_t n) { fmt::print("pass {}: {} rewrites\n", pass, n); };
+    opts.report = [](const Pass& pass) {
+      fmt::print("pass {}: {} rewrites\n", pass.name(), pass.rewrites());
+    };
   Status st = a.session ? RunNamedPasses(*m, SessionPassNames(SessionOptions{}), opts)
                         : RunPasses(*m, a.target, opts);
   if (!st.ok()) {

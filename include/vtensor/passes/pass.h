@@ -39,6 +39,11 @@ class Pass {
   // Rewrites the last Run made (patterns fused, values folded), for `vtensor passes`; 0 for
   // passes that do not count.
   virtual size_t rewrites() const { return 0; }
+  // Whether this pass's rewrites assume that one dim_param names one size in every input, as
+  // the ONNX IR says (passes/symbolic_shapes.h): a fused or folded graph is then valid only for
+  // inputs that keep that rule, and a Session checks it on every Run once such a pass rewrote.
+  // True unless a pass states that its rewrites hold for any sizes.
+  virtual bool relies_on_dim_params() const { return true; }
 };
 
 using PassFactory = std::function<std::unique_ptr<Pass>()>;
@@ -68,8 +73,8 @@ class PassRegistry {
 struct RunPassesOptions {
   // Called after each pass with its name (for --print-after-all).
   std::function<void(const char* pass, const Model& model)> after_pass;
-  // Called after each pass with its name and Pass::rewrites().
-  std::function<void(const char* pass, size_t rewrites)> report;
+  // Called after each pass has run (read its name(), rewrites(), relies_on_dim_params()).
+  std::function<void(const Pass& pass)> report;
 };
 
 // Runs `target`'s pipeline on `model` ("" = no target). Errors: PipelineFor's, or the first

@@ -1,5 +1,6 @@
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear (ONNX Operators.md; opset 10
-// per-tensor, 13 per-axis, 19 float16/bfloat16 scales, 21 blocked and output_dtype).
+// per-tensor, 13 per-axis, 19 float16/bfloat16 scales, 21 blocked and output_dtype, 23
+// precision of the division / multiplication, x and y_scale of different types).
 //   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point)
 //   DequantizeLinear: y = (x - zero_point) * scale
 //   DynamicQuantizeLinear (uint8): scale = (max(0, max x) - min(0, min x)) / 255,
@@ -20,6 +21,50 @@ Tensor AsFloat32(const Tensor& t) {
   return w.dtype() == DType::kFloat32 ? w : CastTensor(w, DType::kFloat32);
 }
 
+// Output type of QuantizeLinear: y_zero_point's type, else `output_dtype` (opset 21), else
+// uint8. Errors: InvalidArgument when both are given and differ.
+Expected<DType> QuantizeOutputDType(const KernelContext& ctx, const Tensor* zp) {
+  const int64_t od = ctx.node().GetInt("output_dtype", 0);
+  if (zp == nullptr) return od != 0 ? static_cast<DType>(od) : DType::kUInt8;
+  if (od != 0 && od != static_cast<int64_t>(zp->dtype()))
+    return ctx.Error("output_dtype " + std::to_string(od) + " differs from the y_zero_point type " +
+                     DTypeName(zp->dtype()) + " (QuantizeLinear: both must name the output type)");
+  return zp->dtype();
+}
+
+// Precision of QuantizeLinear's division x / y_scale. Opset 23: the `precision` attribute,
+// else the type of y_scale; an int32 y_scale divides in double (the quotient of two integers
+// is then exact enough for round-half-even to see its ties). Before opset 23 x and y_scale
+// share one float type and the division is float32.
+Expected<DType> DivisionPrecision(const KernelContext& ctx, DType scale_dt) {
+  if (ctx.opset() < 23 || ctx.node().domain == "com.microsoft") return DType::kFloat32;
+  const int64_t p = ctx.node().GetInt("precision", 0);
+  if (p == 0) return scale_dt == DType::kInt32 ? DType::kFloat64 : scale_dt;
+  if (!IsKnownDType(static_cast<int32_t>(p)) || !IsFloatDType(static_cast<DType>(p)))
+    return ctx.Error("precision " + std::to_string(p) +
+                     " is not a float type (1 float, 10 float16, 16 bfloat16, 11 double)");
+  return static_cast<DType>(p);
+}
+
+// y[k] = saturate(round_half_even(quotient(k, p)) + zp[p]) over the [outer, dim, inner] view,
+// p the scale/zero-point index of element k.
+template <typename QuotientFn>
+Status StoreQuantized(Tensor& y, const QuantGeometry& g, const std::vector<int32_t>& zp,
+                      int64_t lo, int64_t hi, QuotientFn quotient) {
+  return DispatchElem<kSetInt>(y.dtype(), [&](auto tag) -> Status {
+    using Q = decltype(tag);
+    Q* py = y.mutable_data<Q>();
+    int64_t k = 0;
+    for (int64_t o = 0; o < g.outer; ++o)
+      for (int64_t d = 0; d < g.dim; ++d)
+        for (int64_t i = 0; i < g.inner; ++i, ++k) {
+          const int64_t p = g.ParamIndex(o, d, i);
+          py[k] = static_cast<Q>(RoundSaturate(quotient(k, p), zp[p], lo, hi));
+        }
+    return Status::Ok();
+  });
+}
+
 Status QuantizeCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor scale_t, ctx.RequireTensor(1));
@@ -29,35 +74,54 @@ Status QuantizeCompute(KernelContext& ctx) {
     VT_ASSIGN_OR_RETURN(zp_hold, ctx.RequireTensor(2));
     zp_t = &zp_hold;
   }
-  DType out_dt = DType::kUInt8;
-  if (zp_t != nullptr) out_dt = zp_t->dtype();
-  else if (int64_t od = ctx.node().GetInt("output_dtype", 0); od != 0) out_dt = static_cast<DType>(od);
+  VT_ASSIGN_OR_RETURN(DType out_dt, QuantizeOutputDType(ctx, zp_t));
   int64_t lo, hi;
   Status rs = QuantRange(out_dt, &lo, &hi);
   if (!rs.ok() || out_dt == DType::kInt32) return ctx.Unsupported("output dtype " + std::string(DTypeName(out_dt)));
   if (!IsFloatDType(x0.dtype()) && x0.dtype() != DType::kInt32)
     return ctx.Unsupported(std::string("input dtype ") + DTypeName(x0.dtype()));
+  if (!IsFloatDType(scale_t.dtype()) && scale_t.dtype() != DType::kInt32)
+    return ctx.Error(std::string("y_scale must be a float or int32 tensor, got ") +
+                     DTypeName(scale_t.dtype()));
+  VT_ASSIGN_OR_RETURN(DType prec, DivisionPrecision(ctx, scale_t.dtype()));
   VT_ASSIGN_OR_RETURN(QuantGeometry g, MakeQuantGeometry(ctx, x0.shape(), scale_t, zp_t));
-  const std::vector<float> scale = ToFloatVector(scale_t);
   const std::vector<int32_t> zp =
-      zp_t ? ToInt32Vector(*zp_t) : std::vector<int32_t>(scale.size(), 0);
-  Tensor x = AsFloat32(x0);
-  const float* px = x.data<float>();
+      zp_t ? ToInt32Vector(*zp_t) : std::vector<int32_t>(static_cast<size_t>(scale_t.numel()), 0);
   Tensor y = ctx.AllocOutput(0, out_dt, x0.shape());
-  Status st = DispatchElem<kSetInt>(out_dt, [&](auto tag) -> Status {
-    using Q = decltype(tag);
-    Q* py = y.mutable_data<Q>();
-    int64_t k = 0;
-    for (int64_t o = 0; o < g.outer; ++o)
-      for (int64_t d = 0; d < g.dim; ++d)
-        for (int64_t i = 0; i < g.inner; ++i, ++k) {
-          const int64_t p = g.ParamIndex(o, d, i);
-          py[k] = static_cast<Q>(RoundSaturate(px[k] / scale[p], zp[p], lo, hi));
-        }
-    return Status::Ok();
-  });
+  Status st;
+  if (prec == DType::kFloat32) {
+    const std::vector<float> scale = ToFloatVector(scale_t);
+    Tensor x = AsFloat32(x0);
+    const float* px = x.data<float>();
+    st = StoreQuantized(y, g, zp, lo, hi, [&](int64_t k, int64_t p) {
+      return px[k] / scale[static_cast<size_t>(p)];
+    });
+  } else {
+    // Operands and quotient rounded to the precision type (the float64 quotient of two
+    // 16-bit floats rounds to them exactly as their own division would).
+    std::vector<double> x = ToDoubleVector(x0), scale = ToDoubleVector(scale_t);
+    for (double& v : x) v = RoundToFloatDType(v, prec);
+    for (double& v : scale) v = RoundToFloatDType(v, prec);
+    st = StoreQuantized(y, g, zp, lo, hi, [&](int64_t k, int64_t p) {
+      return RoundToFloatDType(x[static_cast<size_t>(k)] / scale[static_cast<size_t>(p)], prec);
+    });
+  }
   if (!st.ok()) return ctx.Annotate(std::move(st));
   return Status::Ok();
+}
+
+// Output type of DequantizeLinear: float32 before opset 19, then the type of x_scale (also in
+// the com.microsoft form), and from opset 23 the `output_dtype` attribute when it is set.
+Expected<DType> DequantizeOutputDType(const KernelContext& ctx, DType scale_dt) {
+  const bool contrib = ctx.node().domain == "com.microsoft";
+  if (ctx.opset() < 19 && !contrib) return DType::kFloat32;
+  const int64_t od = contrib || ctx.opset() < 23 ? 0 : ctx.node().GetInt("output_dtype", 0);
+  if (od == 0) return scale_dt;
+  const DType t = static_cast<DType>(od);
+  if (t != DType::kFloat32 && t != DType::kFloat16 && t != DType::kBFloat16)
+    return ctx.Error("output_dtype " + std::to_string(od) +
+                     " is not float (1), float16 (10) or bfloat16 (16)");
+  return t;
 }
 
 Status DequantizeCompute(KernelContext& ctx) {
@@ -76,12 +140,16 @@ Status DequantizeCompute(KernelContext& ctx) {
     return ctx.Error("x_zero_point dtype must match x");
   if (!IsFloatDType(scale_t.dtype())) return ctx.Error("x_scale must be a float tensor");
   VT_ASSIGN_OR_RETURN(QuantGeometry g, MakeQuantGeometry(ctx, x0.shape(), scale_t, zp_t));
-  const std::vector<float> scale = ToFloatVector(scale_t);
+  VT_ASSIGN_OR_RETURN(DType out_dt, DequantizeOutputDType(ctx, scale_t.dtype()));
+  std::vector<float> scale = ToFloatVector(scale_t);
   const std::vector<int32_t> zp =
       zp_t ? ToInt32Vector(*zp_t) : std::vector<int32_t>(scale.size(), 0);
-  // The output takes the scale's float type from opset 19 (and in the contrib form).
-  const bool scale_typed = ctx.opset() >= 19 || ctx.node().domain == "com.microsoft";
-  const DType out_dt = scale_typed ? scale_t.dtype() : DType::kFloat32;
+  // Opset 23: "the output type also determines the precision of the multiplication": both
+  // factors are rounded to it, and their float32 product (exact for 16-bit floats) is rounded
+  // once into the output. Earlier opsets multiply in float32.
+  const bool round_factors = ctx.opset() >= 23 && IsHalfDType(out_dt);
+  if (ctx.opset() >= 23)
+    for (float& v : scale) v = static_cast<float>(RoundToFloatDType(v, out_dt));
   Tensor x = x0.Contiguous();
   Tensor y = AllocComputeOutput(ctx, 0, out_dt, x0.shape());
   Status st = DispatchElem<kSetInt>(x.dtype(), [&](auto tag) -> Status {
@@ -94,9 +162,14 @@ Status DequantizeCompute(KernelContext& ctx) {
         for (int64_t d = 0; d < g.dim; ++d)
           for (int64_t i = 0; i < g.inner; ++i, ++k) {
             const int64_t p = g.ParamIndex(o, d, i);
-            py[k] = static_cast<O>(static_cast<float>(static_cast<int64_t>(px[k]) - zp[p]) * scale[p]);
+            const int64_t a = static_cast<int64_t>(px[k]) - zp[p];
+            const float fa = round_factors ? static_cast<float>(RoundToFloatDType(
+                                                 static_cast<double>(a), out_dt))
+                                           : static_cast<float>(a);
+            py[k] = static_cast<O>(fa * scale[static_cast<size_t>(p)]);
           }
     };
+    // float64 scales (outside the spec's T2, accepted as before) give a float64 output.
     if (y.dtype() == DType::kFloat64) run(y.mutable_data<double>());
     else run(y.mutable_data<float>());
     return Status::Ok();

@@ -1,5 +1,7 @@
 #include "ops/quantize/quantize_util.h"
 
+#include <cstring>
+
 #include "ops/common/op_util.h"
 
 namespace vt::ops {
@@ -55,6 +57,33 @@ Expected<QuantGeometry> MakeQuantGeometry(const KernelContext& ctx, const Shape&
     return ctx.Error("blocked scale must have shape " + ShapeToString(want) + ", got " +
                      ShapeToString(scale.shape()));
   return g;
+}
+
+namespace {
+
+// `v` as float32 rounded to odd (truncated, lowest bit set when inexact): a later
+// round-to-nearest into a type of fewer than 23 significant bits then gives the value a single
+// rounding of `v` would.
+float ToFloatRoundOdd(double v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(v) || static_cast<double>(f) == v) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u |= 1u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+}  // namespace
+
+double RoundToFloatDType(double v, DType t) {
+  switch (t) {
+    case DType::kFloat32: return static_cast<float>(v);
+    case DType::kFloat16: return HalfToFloat(FloatToHalf(ToFloatRoundOdd(v)));
+    case DType::kBFloat16: return BFloat16ToFloat(FloatToBFloat16(ToFloatRoundOdd(v)));
+    default: return v;
+  }
 }
 
 std::vector<float> ToFloatVector(const Tensor& t) {

@@ -24,6 +24,19 @@ inline int64_t RoundSaturate(float v, int64_t zp, int64_t lo, int64_t hi) {
   return std::min(std::max(q, lo), hi);
 }
 
+// RoundSaturate for a quotient held in double (QuantizeLinear-23 divisions in double precision).
+inline int64_t RoundSaturate(double v, int64_t zp, int64_t lo, int64_t hi) {
+  if (std::isnan(v)) return std::min(std::max(zp, lo), hi);
+  const double lim = 4.0e18;
+  const int64_t q = static_cast<int64_t>(std::max(-lim, std::min(lim, std::nearbyint(v)))) + zp;
+  return std::min(std::max(q, lo), hi);
+}
+
+// `v` rounded to nearest even in the float dtype `t` (float16, bfloat16, float32; float64
+// returns `v`), as a double. Other dtypes return `v`. Rounds once: the 16-bit types go through
+// float32 with round-to-odd, which keeps a second rounding exact.
+double RoundToFloatDType(double v, DType t);
+
 // Value range of a quantized integer dtype. Errors: Unimplemented for other dtypes.
 Status QuantRange(DType t, int64_t* lo, int64_t* hi);
 

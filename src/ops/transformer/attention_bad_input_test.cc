@@ -168,6 +168,17 @@ TEST(AttentionBadInput, MsAttentionMaskIndexWrongShape) {
   ExpectRejected(c, "input mask_index [5]");
 }
 
+// do_rotary is refused as unsupported (docs/attention.md), naming the node and the fix.
+TEST(AttentionBadInput, MsAttentionDoRotaryRefused) {
+  OpCall c = MsAttention();
+  c.attrs.push_back(AttrInt("do_rotary", 1));
+  auto r = c.Run();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("node 't'"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("RotaryEmbedding"), std::string::npos);
+}
+
 TEST(AttentionBadInput, MsAttentionPastWrongHeads) {
   OpCall c = MsAttention();
   c.inputs.push_back(Tensor());

@@ -11,7 +11,8 @@
 //   attention_bias  (B | 1, N | 1, S, T)
 //   outputs  output (B, S, Dv); present (2, B, N, T, H), T = past + S
 //   attrs    num_heads, qkv_hidden_sizes, unidirectional, scale, mask_filter_value,
-//            past_present_share_buffer; do_rotary / rotary_embedding_dim are not implemented
+//            past_present_share_buffer. do_rotary = 1 is refused (docs/attention.md: the
+//            text does not define the rotation; ONNX Runtime's CPU kernel refuses it too)
 //
 // The projection runs as one f32 GEMM into a (B, S, Dq + Dk + Dv) buffer that the attention
 // reads Q, K and V from in place (strides). ONNX Runtime 1.30's CPU kernel rejects the Megatron
@@ -162,7 +163,9 @@ Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;
   a.share_buffer = node.GetInt("past_present_share_buffer", 0) != 0;
   if (node.GetInt("do_rotary", 0) != 0)
-    return AnnotateNode(Unimplemented("attribute do_rotary = 1 is not implemented"), node);
+    return AnnotateNode(Unimplemented(
+        "attribute do_rotary = 1 is not supported: the operator text does not define the "
+        "rotation; apply RotaryEmbedding to Q and K before MultiHeadAttention instead"), node);
   return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionKernelFor(init)));
 }
 

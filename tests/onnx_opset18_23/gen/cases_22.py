@@ -127,9 +127,49 @@ def pool_conv():
         out.append(Case(n, "MaxUnpool", 22, [("xT", t, x), ("xI", D.INT64, idx),
                                              ("output_shape", D.INT64, i64(1, 1, 5, 5))], [("y", t)],
                         attrs={"kernel_shape": [2, 2], "strides": [2, 2]}, promote=t != F,
-                        ref=lambda x, i, s: [np.bincount(i.reshape(-1), f64(x).reshape(-1), 25)
-                                             .reshape(1, 1, 5, 5)]))
+                        ref=lambda x, i, s: [unpool_into(x, i, (1, 1, 4, 4), s)],
+                        note="ONNX's node test test_maxunpool_export_with_output_shape: the "
+                             "indices address the unpooled shape inferred from kernel_shape, "
+                             "strides and pads (here 4x4), which sits at the start of each axis "
+                             "of output_shape (5x5), the rest zero; ORT reads them as flat "
+                             "positions in output_shape"))
+    return out + max_unpool_more()
+
+
+def max_unpool_more():
+    """MaxUnpool-22 beyond the 2x2 cases: float16 and double, pads with strides, 1-D and 3-D
+    spatial axes. The indices are distinct flat positions in the whole unpooled tensor (N and C
+    included), each inside its own (n, c) plane."""
+    out = []
+    for tag, t, xs, attrs in [
+            ("float16", H, (1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+            ("double", D.DOUBLE, (1, 2, 2, 2), {"kernel_shape": [2, 2], "strides": [2, 2]}),
+            ("pads_strides_float", F, (2, 2, 2, 3),
+             {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}),
+            ("1d_float", F, (1, 3, 4), {"kernel_shape": [3], "strides": [2]}),
+            ("3d_bfloat16", BF, (1, 1, 2, 2, 2), {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]})]:
+        n = "maxunpool_22_%s" % tag
+        k, st = attrs["kernel_shape"], attrs["strides"]
+        pads = attrs.get("pads", [0] * 2 * len(k))
+        sp = [(xs[2 + i] - 1) * st[i] - pads[i] - pads[i + len(k)] + k[i] for i in range(len(k))]
+        plane, per = int(np.prod(sp)), int(np.prod(xs[2:]))
+        r = rng(n + "i")
+        idx = np.concatenate([c * plane + r.choice(plane, per, replace=False)
+                              for c in range(xs[0] * xs[1])]).reshape(xs).astype(np.int64)
+        shape = tuple(xs[:2]) + tuple(sp)
+        out.append(Case(n, "MaxUnpool", 22, [("xT", t, rand(n, t, xs)), ("xI", D.INT64, idx)],
+                        [("y", t)], attrs=attrs, promote=t in (BF, H),
+                        ref=lambda x, i, shape=shape: [
+                            np.bincount(i.reshape(-1), f64(x).reshape(-1), int(np.prod(shape)))
+                            .reshape(shape)]))
     return out
+
+
+def unpool_into(x, idx, unpooled, output_shape):
+    """MaxUnpool with output_shape as ONNX's node test reads it: scatter into the inferred
+    unpooled shape, then zero-pad each axis at its end up to output_shape."""
+    y = np.bincount(idx.reshape(-1), f64(x).reshape(-1), int(np.prod(unpooled))).reshape(unpooled)
+    return np.pad(y, [(0, int(o) - u) for o, u in zip(output_shape, unpooled)])
 
 
 def roi_align():

@@ -144,7 +144,95 @@ def quant_cases():
             qcase(dq, 23, "output_dtype_bfloat16_int4", D.FLOAT, D.FLOAT, D.INT4, (2, 6), (2, 2),
                   axis=1, block=3, output_dtype=D.BFLOAT16),
             qcase(dq, 23, "uint16_per_axis", D.FLOAT, D.FLOAT, D.UINT16, (3, 4), (3,), axis=0)]
+    out += [qcase(dq, 23, "int32_no_zero_point", D.FLOAT, D.FLOAT, D.INT32, (4, 3), (), zp=False),
+            qcase(dq, 23, "int16_bfloat16_blocked", D.BFLOAT16, D.BFLOAT16, D.INT16, (2, 6),
+                  (2, 2), axis=1, block=3),
+            qcase(q, 23, "bfloat16_uint16_blocked", D.BFLOAT16, D.BFLOAT16, D.UINT16, (2, 6),
+                  (2, 2), axis=1, block=3, lo=0, hi=40)]
+    out += precision_cases()
     out += qlinear_matmul()
+    return out
+
+
+def _in_precision(t, v):
+    """v (integers or float32 values) rounded to float type t: float32 logical values, float64
+    for DOUBLE."""
+    if t == D.DOUBLE:
+        return np.asarray(v, np.float64)
+    return D.round_to(t, np.asarray(v).astype(np.float32))
+
+
+def _op_in(t, a, b, fn):
+    """fn(a, b) of two values of float type t as t's own operation gives it: in float32 (once
+    rounded, exact enough for a second rounding to the 16-bit types), or in float64."""
+    w = np.float64 if t == D.DOUBLE else np.float32
+    return _in_precision(t, fn(np.asarray(a, w), np.asarray(b, w)))
+
+
+def precision_cases():
+    """QuantizeLinear-23 / DequantizeLinear-23: the precision of the division (the `precision`
+    attribute, else the type of y_scale) and of the multiplication (the output type). Scales are
+    not powers of two and the values large enough that rounding the operands and the result to
+    a 16-bit float changes the quantized or dequantized values."""
+    out = []
+    note = ("spec: the division x / y_scale is done in the precision attribute's type, else "
+            "y_scale's type (operands and quotient rounded to it)")
+    for tag, xt, st, qt, prec, lo, hi in [
+            ("precision_float16", D.FLOAT, D.FLOAT, D.INT16, D.FLOAT16, -9000, 9000),
+            ("precision_bfloat16_per_axis", D.FLOAT, D.FLOAT, D.INT16, D.BFLOAT16, -9000, 9000),
+            ("float16_scale", D.FLOAT, D.FLOAT16, D.UINT16, None, 0, 18000),
+            ("precision_float_float16", D.FLOAT16, D.FLOAT16, D.INT16, D.FLOAT, -9000, 9000),
+            ("int32_x_int32_scale", D.INT32, D.INT32, D.INT16, None, -60000, 60000)]:
+        n = "quantizelinear_23_" + tag
+        shape, sshape = (3, 6), ((3,) if "per_axis" in tag else ())
+        x = rand(n, xt, shape, lo, hi)
+        if st == D.INT32:
+            scale = np.array(2, np.int32)  # odd x / 2: every such quotient is a tie
+            x = np.concatenate([x.reshape(-1)[:-3], np.array([7, 5, -5], np.int32)]).reshape(shape)
+        else:
+            scale = D.round_to(st, rng(n + "s").uniform(0.3, 1.7, size=sshape))
+        z = rand(n, qt, sshape, 0 if qt == D.UINT16 else -50, 50, salt="zp")
+        attrs = {"axis": 0} if sshape else {}
+        if prec is not None:
+            attrs["precision"] = prec
+        p = prec or (D.DOUBLE if st == D.INT32 else st)
+
+        def ref(x, s, z, p=p, qt=qt, ax=0):
+            s = expand(s, x.shape, ax, 0)
+            q = _op_in(p, _in_precision(p, x), _in_precision(p, s), np.divide)
+            lo_, hi_ = INT_RANGE[qt]
+            return [np.clip(np.rint(np.asarray(q, np.float64)) + z.reshape(np.shape(s)
+                            if np.ndim(z) else ()), lo_, hi_)]
+        out.append(Case(n, "QuantizeLinear", 23, [("x", xt, x), ("y_scale", st, scale),
+                                                  ("y_zero_point", qt, z)], [("y", qt)],
+                        attrs=attrs or None, ref=ref, note=note))
+    n = "quantizelinear_23_output_dtype_int16_zero_point"
+    x = rand(n, D.FLOAT, (2, 5), -900, 900)
+    out.append(Case(n, "QuantizeLinear", 23,
+                    [("x", D.FLOAT, x), ("y_scale", D.FLOAT, np.array(0.25, np.float32)),
+                     ("y_zero_point", D.INT16, np.array(-7, np.int16))], [("y", D.INT16)],
+                    attrs={"output_dtype": D.INT16},
+                    ref=lambda x, s, z: [quantize_ref(x, s, z, D.INT16)]))
+    note = ("spec: the output type sets the precision of the multiplication (x - x_zero_point) "
+            "and x_scale are rounded to it, their product once")
+    for tag, qt, st, ot, lo, hi, sshape in [
+            ("output_dtype_float16_int16", D.INT16, D.FLOAT, D.FLOAT16, -30000, 30000, ()),
+            ("output_dtype_bfloat16_int8_per_axis", D.INT8, D.FLOAT, D.BFLOAT16, -128, 127, (3,)),
+            ("output_dtype_float_float16_scale", D.INT16, D.FLOAT16, D.FLOAT, -30000, 30000, ())]:
+        n = "dequantizelinear_23_" + tag
+        x = rand(n, qt, (3, 5), lo, hi)
+        scale = D.round_to(st, rng(n + "s").uniform(0.3, 1.7, size=sshape))
+        z = rand(n, qt, sshape, -20, 20, salt="zp")
+
+        def ref(x, s, z, ot=ot):
+            s = expand(s, x.shape, 0, 0)
+            a = x.astype(np.float64) - np.asarray(z, np.float64).reshape(np.shape(s)
+                                                                         if np.ndim(z) else ())
+            return [_op_in(ot, _in_precision(ot, a), _in_precision(ot, s), np.multiply)]
+        out.append(Case(n, "DequantizeLinear", 23, [("x", qt, x), ("x_scale", st, scale),
+                                                    ("x_zero_point", qt, z)], [("y", ot)],
+                        attrs=dict({"output_dtype": ot}, **({"axis": 0} if sshape else {})),
+                        ref=ref, note=note))
     return out
 
 

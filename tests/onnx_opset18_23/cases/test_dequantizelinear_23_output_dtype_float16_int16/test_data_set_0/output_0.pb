@@ -1,0 +1,2 @@
+
+ByJςtpWo­λσ£υnlΝt+v.u3vφAtvΑυ

@@ -1,12 +1,16 @@
 /* run_model: runs an ONNX model through the vtensor C API (vtensor/vtensor_c.h).
  *
- *   run_model MODEL [DATA_DIR] [--threads N]
+ *   run_model MODEL [DATA_DIR] [--threads N] [--save-outputs DIR]
  *
  * Prints every input and output: name, element type and shape (a symbolic dim prints as its
  * name), and the compiled-tensor cache report (HIT or MISS(reason) per entry). Inputs are DATA_DIR/input_N.pb (ONNX backend-test layout, N in input order) or, without
  * DATA_DIR, zeros of the declared shapes with symbolic dims set to 1. Where
  * DATA_DIR/output_N.pb exists, a float32 output is compared with it
  * (|got - want| <= 1e-4 + 1e-3 |want|) and PASS or FAIL is printed with the largest difference.
+ * With --save-outputs, each numeric tensor output is also written to DIR/output_N.npy (numpy's
+ * .npy format 1.0: dtype, shape and the bytes as the run gave them; bfloat16 as uint16 bit
+ * patterns; string and non-tensor outputs are skipped with a note), so that another API's
+ * outputs can be compared byte for byte.
  * Exit status: 0 ok, 1 an output differs, 2 any error.
  */
 #include <math.h>
@@ -101,6 +105,78 @@ static int ZeroInput(const VtSession* s, size_t i, VtValue** out) {
   return failed;
 }
 
+/* numpy's dtype string of `dtype` ("<f4"), NULL where numpy has none (strings, undefined). */
+static const char* NpyDescr(VtDType dtype) {
+  switch (dtype) {
+    case VT_FLOAT32: return "<f4";
+    case VT_UINT8: return "|u1";
+    case VT_INT8: return "|i1";
+    case VT_UINT16: return "<u2";
+    case VT_INT16: return "<i2";
+    case VT_INT32: return "<i4";
+    case VT_INT64: return "<i8";
+    case VT_BOOL: return "|b1";
+    case VT_FLOAT16: return "<f2";
+    case VT_FLOAT64: return "<f8";
+    case VT_UINT32: return "<u4";
+    case VT_UINT64: return "<u8";
+    case VT_COMPLEX64: return "<c8";
+    case VT_COMPLEX128: return "<c16";
+    case VT_BFLOAT16: return "<u2";
+    default: return NULL;
+  }
+}
+
+/* Writes `value` to `path` in .npy format 1.0 (the header padded so that the data starts at a
+ * multiple of 64 bytes, as numpy writes it). Little-endian hosts only, as the dtype strings
+ * say. Returns 0 ok, 2 error (printed). */
+static int SaveNpy(const char* path, const VtValue* value) {
+  VtDType dtype = VT_UNDEFINED;
+  const int64_t* dims = NULL;
+  size_t rank = 0;
+  const void* data = NULL;
+  size_t bytes = 0;
+  if (Failed(VtValueGetDType(value, &dtype))) return 2;
+  const char* descr = NpyDescr(dtype);
+  if (descr == NULL) {
+    fprintf(stderr, "note: %s not written: a %s output has no .npy form\n", path,
+            VtDTypeName(dtype));
+    return 0;
+  }
+  if (Failed(VtValueGetShape(value, &dims, &rank)) || Failed(VtValueGetData(value, &data, &bytes)))
+    return 2;
+  char header[1024];
+  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                   descr);
+  for (size_t a = 0; a < rank && n > 0 && (size_t)n < sizeof header; ++a)
+    n += snprintf(header + n, sizeof header - (size_t)n, "%lld,%s", (long long)dims[a],
+                  a + 1 < rank ? " " : "");
+  if (n > 0 && (size_t)n < sizeof header)
+    n += snprintf(header + n, sizeof header - (size_t)n, "), }");
+  if (n <= 0 || (size_t)n + 64 >= sizeof header) {
+    fprintf(stderr, "error: %s: shape too long for the .npy header\n", path);
+    return 2;
+  }
+  while ((10 + n + 1) % 64 != 0) header[n++] = ' '; /* 10: magic, version, header length */
+  header[n++] = '\n';
+  const unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                                      (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
+  FILE* f = fopen(path, "wb");
+  if (f == NULL) {
+    fprintf(stderr, "error: %s: cannot open for writing\n", path);
+    return 2;
+  }
+  int ok = fwrite(preamble, 1, sizeof preamble, f) == sizeof preamble &&
+           fwrite(header, 1, (size_t)n, f) == (size_t)n &&
+           (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
+  if (fclose(f) != 0) ok = 0;
+  if (!ok) {
+    fprintf(stderr, "error: %s: write failed\n", path);
+    return 2;
+  }
+  return 0;
+}
+
 /* Prints output `name` and, when `want` is given, compares it. Returns 0 ok, 1 differs, 2 error. */
 static int CheckOutput(const char* name, const VtValue* got, const VtValue* want) {
   VtDType dtype = VT_UNDEFINED;
@@ -145,9 +221,11 @@ static int CheckOutput(const char* name, const VtValue* got, const VtValue* want
 int main(int argc, char** argv) {
   const char* model = NULL;
   const char* data_dir = NULL;
+  const char* save_dir = NULL;
   int threads = 1;
   for (int a = 1; a < argc; ++a) {
     if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc) threads = atoi(argv[++a]);
+    else if (strcmp(argv[a], "--save-outputs") == 0 && a + 1 < argc) save_dir = argv[++a];
     else if (model == NULL) model = argv[a];
     else if (data_dir == NULL) data_dir = argv[a];
     else {
@@ -156,7 +234,8 @@ int main(int argc, char** argv) {
     }
   }
   if (model == NULL) {
-    fprintf(stderr, "usage: run_model MODEL [DATA_DIR] [--threads N]\n");
+    fprintf(stderr,
+            "usage: run_model MODEL [DATA_DIR] [--threads N] [--save-outputs DIR]\n");
     return 2;
   }
 
@@ -212,9 +291,13 @@ int main(int argc, char** argv) {
       rc = 2;
       break;
     }
-    const int r = CheckOutput(name, outputs[i], want);
-    if (r > rc) rc = r;
+    int r = CheckOutput(name, outputs[i], want);
     VtValueRelease(want);
+    if (save_dir != NULL && r != 2) {
+      snprintf(path, sizeof path, "%s/output_%zu.npy", save_dir, i);
+      if (SaveNpy(path, outputs[i]) != 0) r = 2;
+    }
+    if (r > rc) rc = r;
   }
 
 done:

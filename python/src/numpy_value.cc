@@ -9,6 +9,11 @@ namespace vt::python {
 
 namespace py = pybind11;
 
+const py::module_& Numpy() {
+  static const auto* np = new py::module_(py::module_::import("numpy"));  // lives to exit
+  return *np;
+}
+
 namespace {
 
 // numpy's type numbers (numpy/ndarraytypes.h, NPY_TYPES); stable across numpy versions.
@@ -38,11 +43,6 @@ int NpyTypeOf(DType t) {
     case DType::kUndefined: break;
   }
   return -1;
-}
-
-const py::module_& Numpy() {
-  static const auto* np = new py::module_(py::module_::import("numpy"));  // lives to exit
-  return *np;
 }
 
 bool NativeByteOrder(const py::dtype& dt) {

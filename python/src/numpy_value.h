@@ -28,6 +28,11 @@
 
 namespace vt::python {
 
+// The numpy module. The extension's initialisation calls it first: a later first call from two
+// threads at once could deadlock (one holds the static's guard while the import lets go of the
+// GIL, the other holds the GIL while it waits for the guard).
+const pybind11::module_& Numpy();
+
 // The ONNX element type of numpy dtype `dt`; nullopt for types ONNX has none of (datetime,
 // structured, longdouble, ...).
 std::optional<DType> DTypeOfNumpy(const pybind11::dtype& dt);

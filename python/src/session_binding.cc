@@ -1,11 +1,9 @@
 #include "session_binding.h"
 
-#include <onnx/onnx_pb.h>
 #include <pybind11/stl.h>
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,8 +11,6 @@
 
 #include "errors.h"
 #include "numpy_value.h"
-#include "vtensor/format/compiled_model.h"
-#include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt::python {
@@ -56,10 +52,12 @@ SessionOptions ToSessionOptions(const PySessionOptions& o) {
   return so;
 }
 
+// Immutable once made: one NodeArg serves every thread's get_inputs(), and `shape` gives each
+// caller a list of its own (ONNX Runtime's NodeArg.shape is a list).
 struct NodeArg {
   std::string name;
   std::string type;
-  py::list shape;
+  py::tuple shape;
 };
 
 struct ModelMetadata {
@@ -67,34 +65,6 @@ struct ModelMetadata {
   int64_t version = 0;
   std::map<std::string, std::string> custom_metadata_map;
 };
-
-// Path used in messages about a model given as bytes; it names no file, so external data and
-// payloads resolve against the working directory and the verification memo is not used.
-constexpr const char kBytesPath[] = "<model bytes>";
-
-Expected<std::unique_ptr<Session>> LoadBytes(const char* data, size_t size,
-                                             const SessionOptions& so) {
-  if (size == 0) return InvalidArgument(std::string(kBytesPath) + ": empty, not an ONNX model");
-  if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
-    return InvalidArgument(std::string(kBytesPath) +
-                           ": model protobuf larger than 2 GiB; use external data");
-  auto mp = std::make_shared<onnx::ModelProto>();
-  if (!mp->ParseFromArray(data, static_cast<int>(size)))
-    return InvalidArgument(std::string(kBytesPath) +
-                           ": not a valid ONNX ModelProto (protobuf parse failed: truncated or "
-                           "corrupted bytes)");
-  ImportOptions io;
-  io.infer_shapes = false;  // as Session::Load: shapes are bound at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::shared_ptr<const onnx::ModelProto>(mp),
-                                           kBytesPath, io));
-  std::shared_ptr<const vtensor::ModelExtension> ext;
-  if (so.cache.enabled) {
-    // As Session::Load: a malformed extension only means no entry is used.
-    auto e = ParseModelExtension(data, size, kBytesPath);
-    if (e.ok()) ext = std::move(*e);
-  }
-  return Session::Create(std::move(m), so, std::move(ext));
-}
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -122,31 +92,36 @@ class SessionHandle {
     if (PyBytes_AsStringAndSize(model.ptr(), &data, &size) != 0) throw py::error_already_set();
     Expected<std::unique_ptr<Session>> s = [&] {
       py::gil_scoped_release nogil;  // `model` (immutable bytes) is held by the caller
-      return LoadBytes(data, static_cast<size_t>(size), so);
+      // External data resolves against the working directory, as ONNX Runtime's sessions
+      // from bytes; messages name the model "<model bytes>".
+      return Session::LoadFromBytes(data, static_cast<size_t>(size), "", so);
     }();
     return std::make_unique<SessionHandle>(ValueOrThrow(std::move(s)));
   }
 
   explicit SessionHandle(std::unique_ptr<Session> s) : session_(std::move(s)) {
+    py::list input_args, output_args;
     for (const GraphIO* io : session_->inputs()) {
       input_index_[io->name] = fed_.size();
       fed_.push_back({py::str(io->name), io->spec.type(), "input '" + io->name + "'"});
       input_names_.push_back(io->name);
-      input_args_.append(py::cast(NodeArg{io->name, OrtTypeName(io->spec.type()),
-                                          OrtShape(io->spec.type())}));
+      input_args.append(py::cast(NodeArg{io->name, OrtTypeName(io->spec.type()),
+                                         py::tuple(OrtShape(io->spec.type()))}));
     }
     for (const GraphIO& io : session_->model().graph->inputs)
       if (!input_index_.count(io.name)) initializer_inputs_.insert(io.name);
     for (const GraphIO& io : session_->outputs()) {
       output_index_[io.name] = output_names_.size();
       output_names_.push_back(io.name);
-      output_args_.append(
-          py::cast(NodeArg{io.name, OrtTypeName(io.spec.type()), OrtShape(io.spec.type())}));
+      output_args.append(py::cast(
+          NodeArg{io.name, OrtTypeName(io.spec.type()), py::tuple(OrtShape(io.spec.type()))}));
     }
+    input_args_ = py::tuple(input_args);
+    output_args_ = py::tuple(output_args);
   }
 
-  const py::list& inputs() const { return input_args_; }
-  const py::list& outputs() const { return output_args_; }
+  const py::tuple& inputs() const { return input_args_; }
+  const py::tuple& outputs() const { return output_args_; }
 
   // Runs once. `output_names`: None (every output) or names; `feed`: dict name -> value.
   py::list Run(py::handle output_names, py::handle feed, py::handle run_options) {
@@ -156,9 +131,10 @@ class SessionHandle {
     const std::vector<size_t> selected = SelectOutputs(output_names);
     const std::vector<Value> inputs = ConvertFeed(feed);
 
+    // Session::Run is safe to call concurrently (runtime/session.h), so runs from several
+    // Python threads compute at once; `session` keeps the session alive through a close().
     Expected<std::vector<Value>> outputs = [&] {
       py::gil_scoped_release nogil;
-      std::lock_guard<std::mutex> lock(run_mutex_);
       return session->Run(inputs);
     }();
     if (!outputs.ok()) ThrowStatus(outputs.status());
@@ -181,7 +157,6 @@ class SessionHandle {
     Status status;
     {
       py::gil_scoped_release nogil;
-      std::lock_guard<std::mutex> lock(run_mutex_);
       for (int i = 0; i < runs && status.ok(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         auto outputs = session->Run(inputs);
@@ -291,16 +266,16 @@ class SessionHandle {
     ThrowInvalidArgument("input_feed names an input twice");
   }
 
+  // Shared by the runs of every Python thread. session_ is read and reset only with the GIL
+  // held (Get, Close); a run holds its own reference while the GIL is released. Everything
+  // below is built by the constructor and only read afterwards, and the Python objects among
+  // it are immutable (str, tuple, NodeArg), so no run changes state another run reads.
   std::shared_ptr<Session> session_;  // null once closed
-  // Session::Run keeps per-session state (buffer pool, frames) that is not yet safe to share
-  // between threads, so runs of one session take turns; other sessions run in parallel, and
-  // the GIL is free while any run computes.
-  std::mutex run_mutex_;
   std::vector<FedInput> fed_;
   std::vector<std::string> input_names_, output_names_;
   std::unordered_map<std::string, size_t> input_index_, output_index_;
   std::unordered_set<std::string> initializer_inputs_;
-  py::list input_args_, output_args_;
+  py::tuple input_args_, output_args_;
 };
 
 template <typename Parse>
@@ -312,7 +287,7 @@ void CheckName(const std::string& attr, const std::string& value, Parse parse,
 
 std::string NodeArgRepr(const NodeArg& a) {
   return "NodeArg(name='" + a.name + "', type='" + a.type +
-         "', shape=" + py::repr(a.shape).cast<std::string>() + ")";
+         "', shape=" + py::repr(py::list(a.shape)).cast<std::string>() + ")";
 }
 
 }  // namespace
@@ -379,7 +354,7 @@ void BindSession(py::module_& m) {
   py::class_<NodeArg>(m, "NodeArg", "A model input or output: name, type and shape.")
       .def_readonly("name", &NodeArg::name)
       .def_readonly("type", &NodeArg::type)
-      .def_readonly("shape", &NodeArg::shape)
+      .def_property_readonly("shape", [](const NodeArg& a) { return py::list(a.shape); })
       .def("__repr__", &NodeArgRepr);
 
   py::class_<ModelMetadata>(m, "ModelMetadata", "The model's descriptive fields.")

@@ -132,10 +132,14 @@ class ErrorTest(unittest.TestCase):
             vtensor.InferenceSession(path)
 
     def test_garbage_bytes(self):
-        with self.assertRaisesRegex(vtensor.InvalidArgument, "not a valid ONNX ModelProto"):
+        # Session::LoadFromBytes's messages (runtime/session.h), naming the model "<model bytes>".
+        with self.assertRaisesRegex(vtensor.InvalidArgument,
+                                    "<model bytes>: not a valid ModelProto"):
             vtensor.InferenceSession(b"\xff\xff\xff not a model")
-        with self.assertRaisesRegex(vtensor.InvalidArgument, "empty"):
+        with self.assertRaisesRegex(vtensor.InvalidArgument, "<model bytes>: empty"):
             vtensor.InferenceSession(b"")
+        with self.assertRaisesRegex(vtensor.InvalidArgument, "<model bytes>: empty"):
+            vtensor.InferenceSession(bytearray())
 
     def test_garbage_file(self):
         path = os.path.join(self.tmp.name, "garbage.onnx")

@@ -74,6 +74,20 @@ class SessionTest(unittest.TestCase):
         from_path = vtensor.InferenceSession(pathlib.Path(self.add_path))
         self.assertEqual(from_path.model_path, self.add_path)
 
+    def test_malformed_compiled_fields_load_from_bytes_as_from_a_path(self):
+        # Session::Load and Session::LoadFromBytes agree: malformed fields 27-29 (compiled
+        # tensors) are no entries, not an error.
+        x, y = self.feed(3)
+        with open(self.add_path, "rb") as f:
+            data = f.read() + bytes([0xEA, 0x01, 3, 0xFF, 0xFF, 0xFF])  # field 29, not a message
+        path = os.path.join(self.tmp.name, "malformed_ext.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        for source in (path, data):
+            sess = vtensor.InferenceSession(source)
+            self.assertEqual(sess.cache_report(), [])
+            np.testing.assert_array_equal(sess.run(["Z"], {"X": x, "Y": y})[0], x + y)
+
     def test_modelmeta(self):
         meta = vtensor.InferenceSession(self.add_path).get_modelmeta()
         self.assertEqual(meta.producer_name, "vtensor-tests")

@@ -1,4 +1,5 @@
 #include "vtensor/base/file.h"
+#include "vtensor/base/temp_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -58,35 +59,9 @@ Expected<std::string> ReadFileToString(const std::string& path) {
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view bytes) {
-  std::random_device rd;
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return IoError("cannot create " + tmp + ": " + Errno());
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string e = Errno();
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError("cannot write " + tmp + ": " + e);
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::string e = Errno();
-    ::unlink(tmp.c_str());
-    return IoError("cannot flush " + tmp + ": " + e);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string e = Errno();
-    ::unlink(tmp.c_str());
-    return IoError("cannot rename " + tmp + " to " + path + ": " + e);
-  }
-  return Status::Ok();
+  VT_ASSIGN_OR_RETURN(auto f, TempFile::Create(path));
+  VT_RETURN_IF_ERROR(f->Write(bytes.data(), bytes.size()));
+  return f->Publish();
 }
 
 std::string DirName(const std::string& path) {

@@ -1,6 +1,7 @@
 #include "exec/graph_runner.h"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <unordered_set>
@@ -208,20 +209,59 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
 }
 
 Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::string, Value>& feeds,
-                                              BufferPool* pool, int threads) const {
-  return RunIn(feeds, nullptr, pool, threads);
+                                              BufferPool* pool, int threads,
+                                              OpProfile* profile) const {
+  return RunIn(feeds, nullptr, pool, threads, profile);
+}
+
+namespace {
+std::vector<std::pair<DType, Shape>> Signature(const std::vector<const Value*>& vals) {
+  std::vector<std::pair<DType, Shape>> out;
+  out.reserve(vals.size());
+  for (const Value* v : vals)
+    out.push_back(v && v->is_tensor() ? std::pair{v->tensor().dtype(), v->tensor().shape()}
+                                      : std::pair{DType::kUndefined, Shape{}});
+  return out;
+}
+}  // namespace
+
+Status GraphRunner::ComputeProfiled(const NodePlan& np, KernelContext& ctx,
+                                    const std::vector<Value>& outs, const ExecFrame& frame) const {
+  OpProfile* prof = frame.profile;
+  static thread_local const uint64_t tid = static_cast<uint64_t>(::gettid());
+  OpEvent e;
+  e.node = np.node;
+  e.depth = frame.depth;
+  e.thread = tid;
+  // The recording itself (Mark, the shapes, Add) is in span_us, which the parent's self time
+  // leaves out, so profiling cost is not charged to If/Loop nodes.
+  const double begin_us = prof->NowUs();
+  const size_t mark = prof->Mark();
+  e.start_us = prof->NowUs();
+  Status st = np.kernel->Compute(ctx);
+  e.dur_us = prof->NowUs() - e.start_us;
+  std::vector<const Value*> vals;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) vals.push_back(ctx.input_value(i));
+  e.inputs = Signature(vals);
+  vals.clear();
+  for (const Value& v : outs) vals.push_back(&v);
+  e.outputs = Signature(vals);
+  e.span_us = prof->NowUs() - begin_us;
+  prof->Add(std::move(e), mark);
+  return st;
 }
 
 Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::string, Value>& feeds,
                                                 const ExecFrame* outer, BufferPool* pool,
-                                                int threads) const {
+                                                int threads, OpProfile* profile) const {
   std::vector<Value> slots(static_cast<size_t>(num_slots_));
   for (const auto& [s, t] : init_slots_) slots[static_cast<size_t>(s)] = Value(*t);
   for (size_t i = 0; i < graph_->inputs.size(); ++i) {
     auto it = feeds.find(graph_->inputs[i].name);
     if (it != feeds.end()) slots[static_cast<size_t>(input_slots_[i])] = it->second;
   }
-  const ExecFrame frame{this, &slots, outer, pool};
+  const ExecFrame frame{this, &slots, outer, pool, outer ? outer->profile : profile,
+                        outer ? outer->depth + 1 : 0};
 
   std::vector<const Value*> outer_vals(outer_names_.size(), nullptr);
   for (size_t k = 0; k < outer_names_.size(); ++k) {
@@ -250,7 +290,7 @@ Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::st
     }
     outs.assign(np.out_slots.size(), Value());
     KernelContext ctx(*np.node, std::move(ins), &outs, &frame, threads);
-    Status st = np.kernel->Compute(ctx);
+    Status st = frame.profile ? ComputeProfiled(np, ctx, outs, frame) : np.kernel->Compute(ctx);
     ins = ctx.TakeInputs();
     if (!st.ok()) return AnnotateNode(std::move(st), *np.node);
     for (size_t o = 0; o < np.out_slots.size(); ++o)
@@ -302,7 +342,7 @@ Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
                            " inputs, got " + std::to_string(inputs.size()));
   std::unordered_map<std::string, Value> feeds;
   for (size_t i = 0; i < inputs.size(); ++i) feeds[g.inputs[i].name] = inputs[i];
-  return sub->RunIn(feeds, &at, at.pool, threads);
+  return sub->RunIn(feeds, &at, at.pool, threads, nullptr);
 }
 
 std::vector<std::pair<std::string, std::string>> GraphRunner::KernelNotes() const {

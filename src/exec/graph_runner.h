@@ -15,6 +15,7 @@
 
 #include "vtensor/graph/graph.h"
 #include "vtensor/exec/kernel.h"
+#include "vtensor/exec/op_profile.h"
 #include "vtensor/tensor/value.h"
 
 namespace vt {
@@ -75,6 +76,8 @@ struct ExecFrame {
   std::vector<Value>* slots;
   const ExecFrame* parent;
   BufferPool* pool;
+  OpProfile* profile = nullptr;  // null: no timing (the default)
+  int depth = 0;                 // subgraph nesting of this run (OpEvent::depth)
   // Value visible under `name` from this frame (own slots, then enclosing frames), or null.
   const Value* Lookup(const std::string& name) const;
 };
@@ -88,9 +91,11 @@ class GraphRunner {
 
   // Executes with values for graph.inputs by name (missing initializer-backed inputs use the
   // initializer), drawing intermediate buffers from `pool` (which this run uses exclusively).
-  // Safe to call from several threads at once, each with its own pool.
+  // Safe to call from several threads at once, each with its own pool. `profile` (may be
+  // null) receives one event per node run, subgraph nodes included.
   Expected<std::vector<Value>> Run(const std::unordered_map<std::string, Value>& feeds,
-                                   BufferPool* pool, int threads) const;
+                                   BufferPool* pool, int threads,
+                                   OpProfile* profile = nullptr) const;
 
   // Runs subgraph `g` (an attribute of a node in `at`'s graph, or a function body) with
   // positional inputs; outer-scope names resolve through `at`. Used by KernelContext.
@@ -135,7 +140,11 @@ class GraphRunner {
   };
 
   Expected<std::vector<Value>> RunIn(const std::unordered_map<std::string, Value>& feeds,
-                                     const ExecFrame* outer, BufferPool* pool, int threads) const;
+                                     const ExecFrame* outer, BufferPool* pool, int threads,
+                                     OpProfile* profile) const;
+  // Compute() of plan step `np` with an OpEvent for `frame.profile`.
+  Status ComputeProfiled(const NodePlan& np, KernelContext& ctx, const std::vector<Value>& outs,
+                         const ExecFrame& frame) const;
   Expected<const GraphRunner*> SubRunner(const Graph& g) const;
 
   const Graph* graph_ = nullptr;

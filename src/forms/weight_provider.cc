@@ -1,6 +1,7 @@
 #include "vtensor/forms/weight_provider.h"
 
 #include "vtensor/base/file.h"
+#include "vtensor/base/page_memory.h"
 
 namespace vt {
 
@@ -25,12 +26,15 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
       }
     }
     if (!p.hit) {
+      const bool mapped = w.storage() && w.storage()->mapped_file();
+      // The pack reads every source page once: map them in one call, not fault by fault.
+      if (mapped) PrefaultMappedPages(w.raw_data(), w.nbytes());
       auto packed = PackWeightForm(w, p.form);
       if (!packed.ok())
         return packed.take_status().WithContext(node.Describe() + ": weight '" + name + "'");
       p.bytes = std::move(*packed);
       // The kernel reads the packed copy; file-backed source pages need not stay resident.
-      if (w.storage() && w.storage()->mapped_file()) ReleaseMappedPages(w.raw_data(), w.nbytes());
+      if (mapped) ReleaseMappedPages(w.raw_data(), w.nbytes());
     }
     if (observer_) observer_(name, w, p);
     d.outcome = p.hit ? "HIT (compiled entry used in place)" : "packed at load from the initializer";

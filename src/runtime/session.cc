@@ -1,5 +1,6 @@
 #include "vtensor/runtime/session.h"
 
+#include <limits>
 #include <omp.h>
 #include <cstdio>
 #include <onnx/onnx_pb.h>
@@ -51,6 +52,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
+  // Weights packed at load use the session's threads (kernels/cpu/parallel_pack.h).
+  omp_set_num_threads(opts.threads);
   VT_ASSIGN_OR_RETURN(s->runner_,
                       GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
   s->cache_->Finish();
@@ -94,16 +97,32 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
   const std::string label = kModelBytesLabel;
   const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
   if (data == nullptr) return InvalidArgument(label + ": data is null");
-  VT_ASSIGN_OR_RETURN(CompiledModel cm, ParseCompiledModel(data, size, path));
+  // Protobuf parses zero bytes as an empty ModelProto; say what the caller gave instead.
+  if (size == 0) return InvalidArgument(label + ": empty (0 bytes), not an ONNX model");
+  Expected<CompiledModel> cm = ParseCompiledModel(data, size, path);
+  std::shared_ptr<const onnx::ModelProto> proto;
+  std::string ext_error;
+  if (cm.ok()) {
+    proto = std::move(cm->model);
+  } else {
+    // As Load: malformed fields 27-29 make every entry a miss, not an error; only bytes that
+    // are no ModelProto at all are one.
+    auto plain = std::make_shared<onnx::ModelProto>();
+    if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+        !plain->ParseFromArray(data, static_cast<int>(size)))
+      return cm.status();
+    proto = std::move(plain);
+    ext_error = cm.status().message();
+  }
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::shared_ptr<const onnx::ModelProto>(
-                                               std::move(cm.model)),
-                                           path, io));
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(proto), path, io));
   std::shared_ptr<const vtensor::ModelExtension> ext;
-  if (opts.cache.enabled)
-    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm.ext));
-  return Create(std::move(m), opts, std::move(ext));
+  if (opts.cache.enabled && cm.ok())
+    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm->ext));
+  VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
+  if (opts.cache.enabled) s->extension_error_ = std::move(ext_error);
+  return s;
 }
 
 namespace {
@@ -191,6 +210,11 @@ void OwnOutputs(std::vector<Value>* outs, const std::vector<const Value*>& input
 }  // namespace
 
 Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) const {
+  return Run(inputs, nullptr);
+}
+
+Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs,
+                                          OpProfile* profile) const {
   if (opts_.prepare_only) return RunRefused();
   auto real = model_.graph->RealInputs();
   if (inputs.size() != real.size()) {
@@ -201,7 +225,7 @@ Expected<std::vector<Value>> Session::Run(const std::vector<Value>& inputs) cons
   std::vector<const Value*> ptrs;
   ptrs.reserve(inputs.size());
   for (const Value& v : inputs) ptrs.push_back(&v);
-  return RunInputs(ptrs);
+  return RunInputs(ptrs, profile);
 }
 
 Expected<std::vector<Value>> Session::RunNamed(
@@ -259,7 +283,8 @@ std::string Session::OutputNames() const {
   return s.empty() ? "none" : s;
 }
 
-Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>& inputs) const {
+Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>& inputs,
+                                                OpProfile* profile) const {
   auto real = model_.graph->RealInputs();
   const std::string file = model_.path.empty() ? "<model>" : model_.path;
   std::unordered_map<std::string, Value> feeds;
@@ -271,7 +296,7 @@ Expected<std::vector<Value>> Session::RunInputs(const std::vector<const Value*>&
   // Sets the calling thread's team size only; other callers keep theirs.
   omp_set_num_threads(opts_.threads);
   BufferPools::Lease pool = pools_->Acquire();
-  auto r = runner_->Run(feeds, pool.get(), opts_.threads);
+  auto r = runner_->Run(feeds, pool.get(), opts_.threads, profile);
   if (!r.ok()) return r.take_status().WithContext(file);
   OwnOutputs(&*r, inputs);
   return r;

@@ -111,6 +111,26 @@ TEST(SessionRunTest, LoadFromBytesRejectsJunk) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("<model bytes>"), std::string::npos);
   EXPECT_FALSE(Session::LoadFromBytes(nullptr, 4).ok());
+  auto empty = Session::LoadFromBytes(junk.data(), 0);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("<model bytes>: empty (0 bytes)"), std::string::npos);
+}
+
+// As Load: malformed compiled-tensor fields (27-29) are reported, not an error.
+TEST(SessionRunTest, LoadFromBytesTakesMalformedCompiledFieldsAsLoadDoes) {
+  const std::string bytes = ModelBytes() + std::string("\xEA\x01\x03\xFF\xFF\xFF", 6);  // field 29
+  auto s = Session::LoadFromBytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_NE((*s)->extension_error().find("<model bytes>: field 27/28/29"), std::string::npos)
+      << (*s)->extension_error();
+  EXPECT_TRUE((*s)->cache_report().empty());
+  auto out = (*s)->Run({Value(Tensor::FromF32({1, 2, 3, 4, 5, 6}, {2, 3}))});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  SessionOptions no_cache;
+  no_cache.cache.enabled = false;
+  auto plain = Session::LoadFromBytes(bytes.data(), bytes.size(), "", no_cache);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)->extension_error(), "");
 }
 
 TEST(SessionRunTest, ConcurrentRunsGiveSerialResults) {

@@ -1,5 +1,6 @@
-// A file written piece by piece and published atomically: the bytes go to a temp file in the
-// same directory, which is fsync'ed and renamed over the destination only on Commit(). Used for
+// A file written piece by piece and published atomically: the bytes go to a vt::TempFile
+// (vtensor/base/temp_file.h: nothing is left behind even when the process is killed), which
+// replaces the destination only on Commit(). Used for
 // outputs too large to build in memory first (vtensor-gen-transformer's external weights), where
 // vt::WriteFileAtomic (vtensor/base/file.h), which takes the whole content at once, would need
 // the bytes twice. Same guarantees: on any failure, or when the object is destroyed without a
@@ -12,12 +13,13 @@
 #include <string>
 
 #include "vtensor/base/status.h"
+#include "vtensor/base/temp_file.h"
 
 namespace vt {
 
 class AtomicStreamFile {
  public:
-  // Creates "<path>.tmp.<pid>.<random>" exclusively. Errors: IoError naming the temp path.
+  // Creates the temporary for `path`. Errors: IoError naming `path` and the reason.
   static Expected<std::unique_ptr<AtomicStreamFile>> Create(const std::string& path);
   ~AtomicStreamFile();
   AtomicStreamFile(const AtomicStreamFile&) = delete;
@@ -30,19 +32,18 @@ class AtomicStreamFile {
   Status PadTo(uint64_t offset);
   // Bytes written so far.
   uint64_t size() const { return size_; }
-  // fsync + close; the content is durable but not yet visible under `path`. Idempotent.
+  // No more writes (later ones fail). Idempotent.
   Status Finish();
-  // Finish() if needed, then renames the temp file over `path`. Errors: IoError.
+  // fsync, then the temporary replaces `path`. Errors: IoError.
   Status Commit();
   const std::string& path() const { return path_; }
 
  private:
   AtomicStreamFile() = default;
-  Status Fail(const std::string& what);
-  std::string path_, tmp_;
-  int fd_ = -1;
+  std::string path_;
+  std::unique_ptr<TempFile> file_;
   uint64_t size_ = 0;
-  bool failed_ = false, committed_ = false;
+  bool failed_ = false, finished_ = false;
 };
 
 }  // namespace vt

@@ -1,6 +1,10 @@
-// `vtensor bench MODEL [--data DIR] [--runs N] [--warmup W] [--threads T]`: session creation,
+// `vtensor bench MODEL [input flags] [--runs N] [--warmup W] [--threads T]`: session creation,
 // the first run after it (timed on its own: lazy work shows there, see docs/benchmarks.md), W
-// untimed warmup runs, then N timed runs (median, p90, min), each around Session::Run alone.
+// untimed warmup runs, then N timed runs (median = element N/2 of the sorted times; p50, p90,
+// p99 by nearest rank; min, mean),
+// each around Session::Run alone. Inputs as `vtensor run` makes them (tools/input_flags.h).
+// --profile-ops FILE / --top K time every node of the timed runs (exec/op_profile.h): the
+// timed figures then include that bookkeeping (two clock reads and the shapes per node).
 // first_result_ms is process start to the first run's outputs (tools/process_clock.h), the
 // figure scripts/compare_ort.sh sets beside ONNX Runtime's. first_run_cpu_ms and median_cpu_ms
 // are the calling thread's CPU time (of the first run; median per timed run): at --threads 1 it leaves out the time other processes held
@@ -14,10 +18,24 @@
 #include <cmath>
 
 #include "tools/commands.h"
+#include "tools/json_types.h"
+#include "tools/op_trace.h"
 #include "tools/process_clock.h"
 #include "tools/test_data.h"
 
 namespace vt::cli {
+
+namespace {
+// --json form of --top: [{"op_type", "total_ms", "count", "percent"}] (empty without --top).
+nlohmann::json TopJson(const OpProfile& profile, int k, double run_ms) {
+  nlohmann::json out = nlohmann::json::array();
+  if (k <= 0) return out;
+  for (const OpTypeTotal& t : SlowestOpTypes(profile.events(), k))
+    out.push_back({{"op_type", t.op_type}, {"total_ms", t.total_ms}, {"count", t.count},
+                   {"percent", run_ms > 0 ? 100.0 * t.total_ms / run_ms : 0.0}});
+  return out;
+}
+}  // namespace
 
 int BenchCommand(const BenchArgs& a) {
   using Clock = std::chrono::steady_clock;
@@ -32,8 +50,8 @@ int BenchCommand(const BenchArgs& a) {
   auto s = Session::Load(a.model, *so);
   auto t1 = Clock::now();
   if (!s.ok()) return fail(s.status());
-  if (a.session.explain) PrintExplain(**s, stdout);
-  auto inputs = a.data_dir.empty() ? ZeroInputs(**s) : LoadInputs(**s, a.data_dir);
+  ReportLoad(a.session, **s);
+  auto inputs = MakeInputs(**s, a.inputs);
   if (!inputs.ok()) return fail(inputs.status());
   const int64_t faults0 = PageFaults();
   const double fc = ThreadCpuMs();
@@ -47,11 +65,14 @@ int BenchCommand(const BenchArgs& a) {
   for (int i = 0; i < a.warmup; ++i)
     if (auto r = (*s)->Run(*inputs); !r.ok()) return fail(r.status());
   std::vector<double> times, cpu;
+  // --profile-ops / --top: the timed runs record one event per node (exec/op_profile.h).
+  OpProfile profile;
+  OpProfile* prof = a.profile_ops.empty() && a.top <= 0 ? nullptr : &profile;
   const int64_t faults1 = PageFaults();
   for (int i = 0; i < std::max(1, a.runs); ++i) {
     const double c = ThreadCpuMs();
     auto b = Clock::now();
-    auto r = (*s)->Run(*inputs);
+    auto r = (*s)->Run(*inputs, prof);
     auto e = Clock::now();
     cpu.push_back(ThreadCpuMs() - c);
     if (!r.ok()) return fail(r.status());
@@ -59,14 +80,35 @@ int BenchCommand(const BenchArgs& a) {
   }
   std::sort(times.begin(), times.end());
   std::sort(cpu.begin(), cpu.end());
-  const size_t p90 = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(times.size()))) - 1;
+  // Nearest-rank percentile: the smallest time with at least q of the runs at or below it.
+  auto pct = [&](double q) {
+    const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(times.size())));
+    return times[std::max<size_t>(rank, 1) - 1];
+  };
+  double sum = 0;
+  for (double t : times) sum += t;
+  const double median = times[times.size() / 2], mean = sum / static_cast<double>(times.size());
+  if (!a.profile_ops.empty())
+    if (Status st = WriteChromeTrace(profile.events(), a.profile_ops); !st.ok()) return fail(st);
+  if (a.json) {
+    PrintJson({{"model", a.model}, {"threads", a.threads}, {"session_create_ms", ms(t1 - t0)},
+               {"first_run_ms", first_ms}, {"first_result_ms", first_result_ms},
+               {"start_clock", start_clock}, {"runs", times.size()}, {"median_ms", median},
+               {"p50_ms", pct(0.5)}, {"p90_ms", pct(0.9)}, {"p99_ms", pct(0.99)},
+               {"min_ms", times.front()}, {"mean_ms", mean}, {"first_run_cpu_ms", first_cpu_ms},
+               {"median_cpu_ms", cpu[cpu.size() / 2]}, {"first_run_page_faults", first_faults},
+               {"run_page_faults", PageFaults() - faults1}, {"top_op_types", TopJson(profile, a.top, sum)}});
+    return 0;
+  }
   fmt::print("model: {}\nthreads: {}\nsession_create_ms: {:.3f}\nfirst_run_ms: {:.4f}\n"
              "first_result_ms: {:.3f}\nstart_clock: {}\nruns: {}\nmedian_ms: {:.4f}\n"
-             "p90_ms: {:.4f}\nmin_ms: {:.4f}\nfirst_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
+             "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
+             "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
              a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, start_clock, times.size(),
-             times[times.size() / 2], times[p90], times.front(), first_cpu_ms, cpu[cpu.size() / 2], first_faults,
-             PageFaults() - faults1);
+             median, pct(0.5), pct(0.9), pct(0.99), times.front(), mean, first_cpu_ms,
+             cpu[cpu.size() / 2], first_faults, PageFaults() - faults1);
+  if (a.top > 0) fmt::print("{}", FormatTopOpTypes(profile.events(), a.top, static_cast<int>(times.size()), sum));
   return 0;
 }
 

@@ -1,4 +1,5 @@
-// `vtensor bench-load MODEL [--reps N] [--ort PATH|none] [--json]`: how long a
+// `vtensor bench-load MODEL [--reps N] [--threads T] [--ort PATH|none] [--processes N
+// [--verify V]] [--json]`: how long a
 // session takes to become ready with and without the compiled-tensor cache, against two floors
 // measured in the same run, and against ONNX Runtime's session creation.
 //
@@ -15,6 +16,13 @@
 //   P/V      Session::Load with the cache under profile P (each profile the file's entries
 //            carry in metadata vt.profile) and verify policy V (always; memo, after one priming
 //            load into a private memo directory; never)
+//   pack     per profile and weight form: the form's pack function timed alone on every weight
+//            a no-cache session packs in that form (source and packed GB/s), its output pages
+//            fresh as at load; and their floor, the first touch of as many fresh bytes
+//   --processes N (instead of the rows): total proportional set size (Pss, smaps_rollup) of N
+//            processes that each hold a session (compiled entries used in place, --verify V)
+//            after one run on zero inputs, against one such process: mapped payloads are shared
+//            through the page cache, so N processes should cost little more than one
 //   ort      ONNX Runtime 1.30 session creation through its C API (vtensor-ort-bench --runs 0:
 //            1 intra-op and 1 inter-op thread, all graph optimizations, CPU provider), each
 //            repetition a fresh process; skipped with a note when the program is missing
@@ -42,9 +50,13 @@
 
 #include "tools/commands.h"
 #include "vtensor/base/file.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/graph/type_info.h"
 #include "vtensor/format/tensor_digest.h"
+#include "vtensor/forms/weight_form.h"
+#include "vtensor/forms/weight_provider.h"
 #include "vtensor/passes/constant_folding.h"
 #include "vtensor/runtime/session.h"
 
@@ -66,6 +78,19 @@ struct ChildResult {
   int32_t verified = 0;    // hits hashed in this load
   int32_t memo = 0;        // hits skipped thanks to the memo
   int64_t hit_bytes = 0;   // sum of HIT payload_bytes
+  // pack rows: one per weight form (type name), the forms' own pack functions timed alone
+  struct PackStat {
+    char form[64] = {};
+    int32_t weights = 0;
+    int64_t src_bytes = 0;  // source initializer bytes read
+    int64_t out_bytes = 0;  // packed bytes written
+    double ms = 0;
+  };
+  static constexpr int kMaxPackForms = 12;
+  PackStat packs[kMaxPackForms];
+  int32_t num_packs = 0;
+  double fresh_ms = 0;      // first touch of fresh_bytes of AllocZeroedPages memory
+  int64_t fresh_bytes = 0;
   int32_t ok = 0;
   char error[512] = {};
 };
@@ -324,6 +349,56 @@ void MeasureSession(const std::string& path, const SessionOptions& so, ChildResu
   }
 }
 
+// Packing speed per weight form: a session without the cache records each weight it packs
+// and the form it chose (weight observer); then each weight is packed again with the form's
+// own pack function, timed alone (its mapped source pages mapped in first, as the weight
+// provider does), and the times are summed per form. `ms` is the sum over all forms.
+void MeasurePacks(const std::string& path, const SessionOptions& so, ChildResult* r) {
+  struct Packed {
+    Tensor w;
+    WeightForm form;
+  };
+  std::vector<Packed> seen;
+  SessionOptions o = so;
+  o.weight_observer = [&seen](const std::string&, const Tensor& w, const PreparedWeight& p) {
+    if (!p.hit) seen.push_back({w, p.form});
+  };
+  auto s = Session::Load(path, o);
+  if (!s.ok()) return SetError(r, s.status().message());
+  for (const Packed& p : seen) {
+    if (p.w.storage() && p.w.storage()->mapped_file())
+      PrefaultMappedPages(p.w.raw_data(), p.w.nbytes());
+    const auto t0 = Clock::now();
+    auto packed = PackWeightForm(p.w, p.form);
+    const double ms = Ms(Clock::now() - t0);
+    if (!packed.ok()) return SetError(r, packed.status().message());
+    int i = 0;
+    while (i < r->num_packs && p.form.type_name != r->packs[i].form) ++i;
+    if (i == ChildResult::kMaxPackForms) continue;
+    ChildResult::PackStat& st = r->packs[i];
+    if (i == r->num_packs) {
+      std::snprintf(st.form, sizeof st.form, "%s", p.form.type_name.c_str());
+      ++r->num_packs;
+    }
+    ++st.weights;
+    st.src_bytes += static_cast<int64_t>(p.w.nbytes());
+    st.out_bytes += static_cast<int64_t>(packed->size);
+    st.ms += ms;
+    r->ms += ms;
+  }
+  // The floor under every pack: first touch of as many fresh bytes as were packed (on a VM
+  // whose host backs guest memory lazily this alone can run below 1 GB/s).
+  int64_t out = 0;
+  for (int i = 0; i < r->num_packs; ++i) out += r->packs[i].out_bytes;
+  const auto t0 = Clock::now();
+  void* fresh = AllocZeroedPages(static_cast<size_t>(out));
+  if (fresh == nullptr) return SetError(r, "out of memory for the fresh-pages floor");
+  for (int64_t b = 0; b < out; b += 4096) static_cast<volatile char*>(fresh)[b] = 1;
+  r->fresh_ms = Ms(Clock::now() - t0);
+  r->fresh_bytes = out;
+  FreeZeroedPages(fresh, static_cast<size_t>(out));
+}
+
 std::string SelfDir() {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -420,6 +495,7 @@ struct BenchLoadResults {
   uint64_t warm_bytes = 0;  // read once before measuring
   ChildResult read, hash, miss;
   std::vector<Row> rows;
+  std::vector<std::pair<std::string, ChildResult>> packs;  // per profile: pack rows
   OrtResult ort;
 };
 
@@ -472,6 +548,13 @@ int MeasureProfiles(const BenchLoadArgs& a, const Plan& plan, const SessionOptio
       base_ms = r.ms;
       res->rows.push_back({pname + "/no-cache", r, base_ms});
     }
+    {
+      SessionOptions so = nocache;
+      so.profile = *profile;
+      ChildResult r = Best(a.reps, [&](ChildResult* c) { MeasurePacks(a.model, so, c); });
+      if (!r.ok) { rc = fail(pname + " pack", r); break; }
+      res->packs.push_back({pname, r});
+    }
     for (VerifyPolicy v : {VerifyPolicy::kAlways, VerifyPolicy::kMemo, VerifyPolicy::kNever}) {
       SessionOptions so = nocache;
       so.cache.enabled = true;
@@ -516,6 +599,22 @@ void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults&
                      {"hwm_vs_hit_bytes", hwm_vs_hit}});
   }
   j["loads"] = loads;
+  nlohmann::json packs = nlohmann::json::array();
+  for (const auto& [profile, r] : res.packs)
+    for (int i = 0; i < r.num_packs; ++i) {
+      const ChildResult::PackStat& st = r.packs[i];
+      packs.push_back({{"profile", profile}, {"form", st.form}, {"weights", st.weights},
+                       {"source_bytes", st.src_bytes}, {"packed_bytes", st.out_bytes},
+                       {"ms", st.ms}, {"source_gb_per_s", GBps(st.src_bytes, st.ms)},
+                       {"packed_gb_per_s", GBps(st.out_bytes, st.ms)}});
+    }
+  j["packs"] = packs;
+  nlohmann::json fresh = nlohmann::json::array();
+  for (const auto& [profile, r] : res.packs)
+    fresh.push_back({{"profile", profile}, {"bytes", r.fresh_bytes}, {"ms", r.fresh_ms},
+                     {"gb_per_s", GBps(r.fresh_bytes, r.fresh_ms)}});
+  j["fresh_pages"] = fresh;
+  j["threads"] = a.threads;
   if (res.ort.ran)
     j["ort"] = {{"ms", res.ort.ms}, {"vm_hwm_kb", res.ort.hwm_kb},
                 {"vs_no_cache", Ratio(res.ort.ms, res.miss.ms)},
@@ -558,14 +657,149 @@ void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults
                Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", ort.hwm_kb / 1024.0);
   else
     fmt::print("ort 1.30: {}\n", ort.note);
+  if (!res.packs.empty()) {
+    fmt::print("\n{:<40} {:>7} {:>10} {:>10} {:>10} {:>10}\n",
+               fmt::format("packing ({} thread{})", a.threads, a.threads == 1 ? "" : "s"),
+               "weights", "src MiB", "ms", "src GB/s", "out GB/s");
+    for (const auto& [profile, r] : res.packs)
+      for (int i = 0; i < r.num_packs; ++i) {
+        const ChildResult::PackStat& st = r.packs[i];
+        fmt::print("{:<40} {:>7} {:>10.1f} {:>10.2f} {:>10.2f} {:>10.2f}\n",
+                   profile + "/" + st.form, st.weights, st.src_bytes / 1048576.0, st.ms,
+                   GBps(st.src_bytes, st.ms), GBps(st.out_bytes, st.ms));
+      }
+    for (const auto& [profile, r] : res.packs)
+      fmt::print("{:<40} {:>7} {:>10} {:>10.2f} {:>10} {:>10.2f}\n",
+                 profile + "/fresh pages (floor)", "-", "-", r.fresh_ms, "-",
+                 GBps(r.fresh_bytes, r.fresh_ms));
+  }
   fmt::print("\nVmHWM/VmRSS are read in the measuring process right after Session::Load returns "
              "(VmRSS: see --json). Mapped payloads count only once touched: under memo/never they "
              "are first touched by the first run.\n");
 }
 
+// Zero inputs for every graph input (static dims as declared, symbolic dims 1), or an error
+// naming the input that is not a tensor of known rank.
+Expected<std::vector<Value>> ZeroInputs(const Session& s, const std::string& model) {
+  std::vector<Value> in;
+  for (const GraphIO* io : s.inputs()) {
+    const TypeInfo& t = io->spec.type();
+    if (t.kind != TypeInfo::Kind::kTensor || !t.shape || t.elem == DType::kUndefined)
+      return InvalidArgument(model + ": input '" + io->name +
+                             "' is not a tensor of known rank and type; --processes needs one");
+    Shape shape;
+    for (const Dim& d : *t.shape) shape.push_back(d.known() ? d.value : 1);
+    in.emplace_back(Tensor::Zeros(t.elem, shape));
+  }
+  return in;
+}
+
+// Proportional set size and RSS of process `pid` in KiB (/proc/PID/smaps_rollup), or -1.
+std::pair<int64_t, int64_t> PssRssKb(pid_t pid) {
+  FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/smaps_rollup").c_str(), "r");
+  if (!f) return {-1, -1};
+  char line[256];
+  int64_t pss = -1, rss = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "Pss:", 4) == 0) pss = std::atoll(line + 4);
+    else if (std::strncmp(line, "Rss:", 4) == 0) rss = std::atoll(line + 4);
+  }
+  std::fclose(f);
+  return {pss, rss};
+}
+
+struct SharedResult {
+  int64_t pss_kb = 0;  // sum over the processes
+  int64_t rss_kb = 0;
+  std::string error;
+};
+
+// `n` fork()ed processes each load a session with `so` and run it once on zero inputs (every
+// weight page touched), then wait while the parent reads their Pss; then they exit.
+SharedResult MeasureShared(const std::string& model, const SessionOptions& so, int n) {
+  SharedResult res;
+  int ready[2], hold[2];
+  if (::pipe(ready) != 0 || ::pipe(hold) != 0) return {0, 0, "pipe() failed"};
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < n; ++i) {
+    const pid_t pid = ::fork();
+    if (pid < 0) break;
+    if (pid == 0) {
+      ::close(ready[0]);
+      ::close(hold[1]);
+      char ok = '0';
+      auto s = Session::Load(model, so);
+      if (s.ok()) {
+        auto in = ZeroInputs(**s, model);
+        if (in.ok() && (*s)->Run(*in).ok()) ok = '1';
+      }
+      (void)!::write(ready[1], &ok, 1);
+      char c;
+      (void)!::read(hold[0], &c, 1);  // returns when the parent closes its end
+      ::_exit(0);
+    }
+    pids.push_back(pid);
+  }
+  ::close(ready[1]);
+  ::close(hold[0]);
+  int ok = 0;
+  for (size_t i = 0; i < pids.size(); ++i) {
+    char c = '0';
+    if (::read(ready[0], &c, 1) == 1 && c == '1') ++ok;
+  }
+  if (ok != n || static_cast<int>(pids.size()) != n)
+    res.error = "only " + std::to_string(ok) + " of " + std::to_string(n) +
+                " processes loaded and ran the model (run it with `vtensor run` to see why)";
+  for (pid_t pid : pids) {
+    const auto [pss, rss] = PssRssKb(pid);
+    res.pss_kb += pss;
+    res.rss_kb += rss;
+  }
+  ::close(hold[1]);
+  ::close(ready[0]);
+  for (pid_t pid : pids) ::waitpid(pid, nullptr, 0);
+  return res;
+}
+
+// --processes N: total Pss of N processes serving the model against one process's.
+int SharedPagesCommand(const BenchLoadArgs& a) {
+  SessionOptions so;
+  so.threads = a.threads;
+  auto policy = VerifyPolicyFromName(a.verify);
+  if (!policy) {
+    fmt::print(stderr, "error: --verify '{}': expected always, memo or never\n", a.verify);
+    return 2;
+  }
+  so.cache.verify = *policy;
+  SharedResult one = MeasureShared(a.model, so, 1);
+  if (!one.error.empty()) return fmt::print(stderr, "error: {}\n", one.error), 2;
+  SharedResult many = MeasureShared(a.model, so, a.processes);
+  if (!many.error.empty()) return fmt::print(stderr, "error: {}\n", many.error), 2;
+  const double ratio = Ratio(static_cast<double>(many.pss_kb), static_cast<double>(one.pss_kb));
+  if (a.json) {
+    nlohmann::json j = {{"model", a.model}, {"verify", a.verify}, {"processes", a.processes},
+                        {"one", {{"pss_kb", one.pss_kb}, {"rss_kb", one.rss_kb}}},
+                        {"all", {{"pss_kb", many.pss_kb}, {"rss_kb", many.rss_kb}}},
+                        {"pss_vs_one", ratio}};
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  fmt::print("model: {}   verify: {}   each process: Session::Load + one run on zero inputs\n",
+             a.model, a.verify);
+  fmt::print("{:<14} {:>12} {:>12} {:>10}\n", "processes", "PSS MiB", "RSS MiB", "PSS / one");
+  fmt::print("{:<14} {:>12.1f} {:>12.1f} {:>10.2f}\n", 1, one.pss_kb / 1024.0,
+             one.rss_kb / 1024.0, 1.0);
+  fmt::print("{:<14} {:>12.1f} {:>12.1f} {:>10.2f}\n", a.processes, many.pss_kb / 1024.0,
+             many.rss_kb / 1024.0, ratio);
+  return 0;
+}
+
 }  // namespace
 
 int BenchLoadCommand(const BenchLoadArgs& a) {
+  if (a.processes > 0) return SharedPagesCommand(a);
   if (a.reps < 1) {
     fmt::print(stderr, "error: --reps must be >= 1\n");
     return 2;
@@ -598,7 +832,7 @@ int BenchLoadCommand(const BenchLoadArgs& a) {
   res.hash = Best(a.reps, [&](ChildResult* r) { MeasureHash(a.model, *plan, r); });
   if (!res.hash.ok) return fail("hash", res.hash);
   SessionOptions nocache;
-  nocache.threads = 1;
+  nocache.threads = a.threads;
   nocache.cache.enabled = false;
   nocache.cache_warning = nullptr;  // the rows report hits themselves
   res.miss = Best(a.reps, [&](ChildResult* r) { MeasureSession(a.model, nocache, r); });

@@ -114,7 +114,7 @@ int GenerateCommand(const GenerateArgs& a) {
   const double create_ms = Ms(Clock::now() - t0);
   if (!s.ok()) return Fail(s.status());
   Session& session = **s;
-  if (a.session.explain) PrintExplain(session, stdout);
+  ReportLoad(a.session, session);
   auto io = DecoderIo::Create(session, a.vocab);
   if (!io.ok()) return Fail(io.status());
   const std::vector<int64_t> prompt = PromptIds(a.seed, a.prompt_len, io->vocab());

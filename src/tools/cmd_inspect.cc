@@ -55,6 +55,7 @@ int InspectCacheCommand(const InspectArgs& a) {
     fmt::print(stderr, "error: {}\n", s.status().message());
     return 2;
   }
+  if (a.session.verbose) PrintLoadDecisions(**s, stderr);
   if (a.json) {
     nlohmann::json entries = nlohmann::json::array();
     for (const auto& r : (*s)->cache_report())

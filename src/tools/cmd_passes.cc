@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "tools/commands.h"
+#include "tools/json_types.h"
 #include "vtensor/passes/capture.h"
 #include "vtensor/passes/graph_printer.h"
 #include "vtensor/passes/pass.h"
@@ -27,21 +28,35 @@ int PassesCommand(const PassesArgs& a) {
     return 2;
   }
   RunPassesOptions opts;
-  if (a.print_after_all) {
-    fmt::print("// ----- after capture -----\n{}", PrintGraphText(*m));
-    opts.after_pass = [](const char* pass, const Model& model) {
-      fmt::print("// ----- after {} -----\n{}", pass, PrintGraphText(model));
+  // --json: each pass run, in order, with its rewrite count.
+  nlohmann::json passes = nlohmann::json::array();
+  if (a.json) {
+    opts.report = [&](const Pass& pass) {
+      passes.push_back({{"name", pass.name()}, {"rewrites", pass.rewrites()}});
     };
+  } else {
+    if (a.print_after_all) {
+      fmt::print("// ----- after capture -----\n{}", PrintGraphText(*m));
+      opts.after_pass = [](const char* pass, const Model& model) {
+        fmt::print("// ----- after {} -----\n{}", pass, PrintGraphText(model));
+      };
+    }
+    if (a.session)
+      opts.report = [](const Pass& pass) {
+        fmt::print("pass {}: {} rewrites\n", pass.name(), pass.rewrites());
+      };
   }
-  if (a.session)
-    opts.report = [](const Pass& pass) {
-      fmt::print("pass {}: {} rewrites\n", pass.name(), pass.rewrites());
-    };
   Status st = a.session ? RunNamedPasses(*m, SessionPassNames(SessionOptions{}), opts)
                         : RunPasses(*m, a.target, opts);
   if (!st.ok()) {
     fmt::print(stderr, "error: {}: {}\n", a.model, st.message());
     return 2;
+  }
+  if (a.json) {
+    PrintJson({{"model", a.model},
+               {"pipeline", a.session ? "session" : a.target.empty() ? "none" : a.target},
+               {"passes", passes}, {"graph", PrintGraphText(*m)}});
+    return 0;
   }
   if (!a.print_after_all) fmt::print("{}", PrintGraphText(*m));
   return 0;

@@ -6,29 +6,42 @@
 #include <string>
 #include <vector>
 
+#include "tools/input_flags.h"
 #include "tools/session_flags.h"
 
 namespace vt::cli {
 
 struct RunArgs {
   std::string model;
-  std::string data_dir;  // empty: zero inputs
+  InputFlags inputs;  // --data DIR also supplies the reference outputs (output_N.pb)
   double rtol = 1e-3;
   double atol = 1e-7;
   int threads = 1;
-  std::string save_outputs;  // directory: write output_N.pb (TensorProto) per output
+  bool print = false;      // print output values, NumPy-like, long axes elided
+  bool print_all = false;  // print output values without eliding
+  std::string save_outputs;          // directory: one file per output
+  std::string save_format = "pb";    // pb: output_N.pb (TensorProto) | npy: output_N.npy
+  bool json = false;                 // the report as JSON (docs/cli.md)
+  std::string profile_ops;           // FILE: per-node timing as a Chrome trace (tools/op_trace.h)
   SessionFlags session;
 };
 int RunCommand(const RunArgs& a);
 
-int InfoCommand(const std::string& model);
+struct InfoArgs {
+  std::string model;
+  bool json = false;
+};
+int InfoCommand(const InfoArgs& a);
 
 struct BenchArgs {
   std::string model;
-  std::string data_dir;
+  InputFlags inputs;
   int runs = 20;
   int warmup = 2;
   int threads = 1;
+  bool json = false;
+  std::string profile_ops;  // FILE: Chrome trace of the timed runs (tools/op_trace.h)
+  int top = 0;              // > 0: print the K op types with the most self time
   SessionFlags session;
 };
 int BenchCommand(const BenchArgs& a);
@@ -49,8 +62,9 @@ int GenerateCommand(const GenerateArgs& a);  // 0 ok, 2 error
 // Digests, checker and inspector of models with compiled tensors.
 struct DigestArgs {
   std::string model;
-  std::string tensor;  // empty: every initializer
+  std::string tensor;  // empty: every tensor compile may cache (initializers, Constant values)
   std::string algo = "blake3";
+  bool json = false;
 };
 int DigestCommand(const DigestArgs& a);  // 0 ok, 2 error
 
@@ -75,6 +89,7 @@ struct PassesArgs {
   std::string target;  // empty: no target
   bool print_after_all = false;
   bool session = false;  // the passes a Session runs (runtime/session.h SessionPassNames)
+  bool json = false;     // passes (with rewrite counts for --session) and the graph text
 };
 int PassesCommand(const PassesArgs& a);  // 0 ok, 2 error
 
@@ -107,6 +122,9 @@ int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
 struct BenchLoadArgs {
   std::string model;
   int reps = 3;
+  int threads = 1;  // SessionOptions::threads of the vtensor rows (packing uses them)
+  int processes = 0;  // > 0: total Pss of this many processes holding a session instead
+  std::string verify = "never";  // --processes: the sessions' verify policy
   std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
 };

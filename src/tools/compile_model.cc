@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -13,6 +15,7 @@
 #include <tuple>
 
 #include "vtensor/base/file.h"
+#include "vtensor/base/temp_file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/payload_digest.h"
@@ -27,41 +30,26 @@ constexpr uint64_t kPayloadAlign = 4096;
 // metadata_props key naming the profile an entry was compiled under ("exact" / "compact").
 constexpr const char kProfileKey[] = "vt.profile";
 
-// Streams payloads into a temp file beside the final one; Commit renames it into place.
+// Streams payloads into a vt::TempFile beside the final one (nothing is left behind if the
+// process dies); Commit publishes it under its name.
 class PayloadWriter {
  public:
   static Expected<std::unique_ptr<PayloadWriter>> Open(const std::string& path) {
     auto w = std::unique_ptr<PayloadWriter>(new PayloadWriter());
     w->path_ = path;
-    w->tmp_ = path + ".tmp." + std::to_string(::getpid());
-    w->fd_ = ::open(w->tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd_ < 0) return IoError("cannot create '" + w->tmp_ + "'");
+    VT_ASSIGN_OR_RETURN(w->file_, TempFile::Create(path));
     return w;
-  }
-  ~PayloadWriter() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(tmp_.c_str());
   }
   // Appends `n` bytes at the next 4096-aligned offset; returns that offset.
   Expected<uint64_t> Append(const uint8_t* data, size_t n) {
     const uint64_t at = (size_ + kPayloadAlign - 1) / kPayloadAlign * kPayloadAlign;
-    if (at > size_ && ::ftruncate(fd_, static_cast<off_t>(at)) != 0)
-      return IoError("cannot extend '" + tmp_ + "'");
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t k = ::pwrite(fd_, data + done, n - done, static_cast<off_t>(at + done));
-      if (k <= 0) return IoError("write to '" + tmp_ + "' failed (disk full?)");
-      done += static_cast<size_t>(k);
-    }
+    if (at > size_) VT_RETURN_IF_ERROR(file_->Truncate(at));
+    VT_RETURN_IF_ERROR(file_->WriteAt(data, n, at));
     size_ = at + n;
     return at;
   }
   Status Commit() {
-    if (::fsync(fd_) != 0) return IoError("fsync of '" + tmp_ + "' failed");
-    ::close(fd_);
-    fd_ = -1;
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0)
-      return IoError("cannot rename '" + tmp_ + "' to '" + path_ + "'");
+    VT_RETURN_IF_ERROR(file_->Publish());
     committed_ = true;
     return Status::Ok();
   }
@@ -73,8 +61,8 @@ class PayloadWriter {
 
  private:
   PayloadWriter() = default;
-  std::string path_, tmp_;
-  int fd_ = -1;
+  std::string path_;
+  std::unique_ptr<TempFile> file_;
   uint64_t size_ = 0;
   bool committed_ = false;
 };
@@ -88,6 +76,22 @@ bool SameFile(const std::string& a, const std::string& b) {
   struct stat sa, sb;
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
          sa.st_ino == sb.st_ino;
+}
+
+// Refuses, before any work, an OUT that cannot become a file: an existing directory, or one
+// whose directory does not exist.
+Status CheckOutputPath(const std::string& out) {
+  struct stat st {};
+  if (::stat(out.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    return InvalidArgument("compile: -o '" + out + "' is a directory; name the output model file "
+                           "(e.g. " + JoinPath(out, "model.vt.onnx") + ")");
+  const std::string dir = DirName(out);
+  if (::stat(dir.c_str(), &st) != 0)
+    return IoError("compile: cannot write '" + out + "': directory '" + dir + "' " +
+                   (errno == ENOENT ? std::string("does not exist") : std::strerror(errno)));
+  if (!S_ISDIR(st.st_mode))
+    return IoError("compile: cannot write '" + out + "': '" + dir + "' is not a directory");
+  return Status::Ok();
 }
 
 Status CopyFile(const std::string& from, const std::string& to) {
@@ -105,6 +109,30 @@ void ForEachGraph(const onnx::GraphProto& g, const std::function<void(const onnx
     }
 }
 
+}  // namespace
+
+// Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
+// initializer): initializers and Constant-node values of every graph. Values the runtime
+// computes by constant folding are packed at load, not cached.
+std::vector<SourceTensor> CacheableSources(const onnx::GraphProto& main) {
+  std::vector<SourceTensor> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& name, const onnx::TensorProto* t) {
+    if (seen.insert(name).second) out.push_back({name, t});
+  };
+  ForEachGraph(main, [&](const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) add(t.name(), &t);
+    for (const auto& n : g.node())
+      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+          n.output_size() == 1)
+        for (const auto& a : n.attribute())
+          if (a.name() == "value" && a.has_t()) add(n.output(0), &a.t());
+  });
+  return out;
+}
+
+namespace {
+
 // External data locations of every initializer.
 std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
   std::set<std::string> out;
@@ -117,19 +145,9 @@ std::set<std::string> ExternalLocations(const onnx::GraphProto& main) {
   return out;
 }
 
-// Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
-// initializer): initializers and Constant-node values of every graph. Values the runtime
-// computes by constant folding are packed at load, not cached.
 std::set<std::string> SourceNames(const onnx::GraphProto& main) {
   std::set<std::string> out;
-  ForEachGraph(main, [&](const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) out.insert(t.name());
-    for (const auto& n : g.node())
-      if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
-          n.output_size() == 1)
-        for (const auto& a : n.attribute())
-          if (a.name() == "value" && a.has_t()) out.insert(n.output(0));
-  });
+  for (const SourceTensor& t : CacheableSources(main)) out.insert(t.name);
   return out;
 }
 
@@ -331,6 +349,7 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
 Status CompileModel(const std::string& model_path, const std::string& out_path,
                     const CompileModelOptions& opts, CompileModelSummary* summary) {
   if (opts.devices.empty()) return InvalidArgument("compile: no --device given");
+  VT_RETURN_IF_ERROR(CheckOutputPath(out_path));
   if (SameFile(model_path, out_path))
     return InvalidArgument("compile: OUT '" + out_path + "' is MODEL itself; the source model is "
                            "never modified in place");
@@ -353,8 +372,14 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
 
   VT_RETURN_IF_ERROR(LinkExternalData(cm, out_path));
   cm.ext = std::move(st.ext);
+  // Both files are written in full before either is published, and the payload goes first so
+  // the model never names missing bytes: a kill at any point leaves no partial file, and only
+  // one between the two renames leaves OUT.vtpack without OUT.
+  VT_ASSIGN_OR_RETURN(std::string bytes, SerializeCompiledModel(cm));
+  VT_ASSIGN_OR_RETURN(auto model_file, TempFile::Create(out_path));
+  VT_RETURN_IF_ERROR(model_file->Write(bytes.data(), bytes.size()));
   if (st.writer) VT_RETURN_IF_ERROR(st.writer->Commit());
-  Status written = WriteCompiledModel(cm, out_path);
+  Status written = model_file->Publish();
   if (!written.ok()) {
     if (st.writer) st.writer->Discard();
     return written;

@@ -20,7 +20,22 @@
 #include "vtensor/format/tensor_digest.h"
 #include "vtensor/forms/weight_form.h"
 
+namespace onnx {
+class GraphProto;
+class TensorProto;
+}  // namespace onnx
+
 namespace vt {
+
+// A tensor whose packed forms `compile` may cache: its graph-wide name and its TensorProto.
+struct SourceTensor {
+  std::string name;
+  const onnx::TensorProto* tensor;  // points into the GraphProto given to CacheableSources
+};
+// Every initializer and every Constant node's `value` tensor (named after the node's output),
+// of the main graph and all subgraphs, in graph order, each name once. This is the rule
+// compile caches by and `vtensor digest` lists by.
+std::vector<SourceTensor> CacheableSources(const onnx::GraphProto& main);
 
 struct CompileModelOptions {
   std::vector<IsaLevel> devices;  // at least one; duplicates ignored

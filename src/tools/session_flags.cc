@@ -18,6 +18,8 @@ void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
   cmd->add_flag("--explain", f->explain,
                 "print each weight's form candidates, why each was rejected, HIT/MISS, and what "
                 "kernels chose (microkernel row, KV cache layout)");
+  cmd->add_flag("-v,--verbose", f->verbose,
+                "load decisions on stderr: chosen weight forms, compiled entries hit/miss, kernels");
   cmd->add_flag("--quiet", f->quiet,
                 "no warning on stderr when compiled tensors were not used (payload file missing "
                 "or damaged, another profile or CPU)");
@@ -40,8 +42,8 @@ Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) 
   if (!verify) return InvalidArgument("--verify '" + f.verify + "': expected always, memo or never");
   so.cache.verify = *verify;
   so.cache.enabled = !f.no_cache;
-  // --explain prints the whole report, which says more than the warning.
-  if (f.quiet || f.explain) so.cache_warning = nullptr;
+  // --explain and -v print the whole report, which says more than the warning.
+  if (f.quiet || f.explain || f.verbose) so.cache_warning = nullptr;
   return so;
 }
 
@@ -72,6 +74,36 @@ void PrintExplain(const Session& s, FILE* out) {
   }
   for (const auto& [node, note] : s.kernel_notes()) fmt::print(out, "node {}: {}\n", node, note);
   PrintCacheReport(s, out);
+}
+
+void PrintLoadDecisions(const Session& s, FILE* out) {
+  for (const auto& d : s.weight_decisions()) {
+    std::string chosen = "-";
+    for (const auto& c : d.candidates)
+      if (c.rejected.empty()) {
+        chosen = c.description;
+        break;
+      }
+    fmt::print(out, "load: weight {} ({}): {}: {}\n", d.weight, d.node, chosen, d.outcome);
+  }
+  for (const auto& [node, note] : s.kernel_notes()) fmt::print(out, "load: node {}: {}\n", node, note);
+  if (!s.extension_error().empty())
+    fmt::print(out, "load: compiled tensors ignored: {}\n", s.extension_error());
+  size_t hits = 0;
+  for (const auto& r : s.cache_report()) {
+    hits += r.state == EntryState::kHit;
+    fmt::print(out, "load: entry {} {} {}: {}{}\n", r.index, r.source_name,
+               r.architecture.empty() ? "-" : r.architecture, EntryStateText(r),
+               r.detail.empty() ? "" : "  " + r.detail);
+  }
+  fmt::print(out, "load: {} weights decided, {} compiled entries: {} hit, {} miss\n",
+             s.weight_decisions().size(), s.cache_report().size(), hits,
+             s.cache_report().size() - hits);
+}
+
+void ReportLoad(const SessionFlags& f, const Session& s) {
+  if (f.explain) PrintExplain(s, stdout);
+  if (f.verbose) PrintLoadDecisions(s, stderr);
 }
 
 }  // namespace vt::cli

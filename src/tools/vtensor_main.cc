@@ -6,39 +6,62 @@
 #include <string>
 
 #include "tools/commands.h"
+#include "tools/version.h"
 
 namespace {
 
+// "vtensor 0.1.0 (git v0.1-12-gabc1234)"; the git part only when configured in a checkout.
+std::string VersionString() {
+  std::string v = std::string("vtensor ") + VTENSOR_VERSION;
+  if (*VTENSOR_GIT_DESCRIBE) v += std::string(" (git ") + VTENSOR_GIT_DESCRIBE + ")";
+  return v;
+}
+
+using vt::cli::AddInputFlags;
 using vt::cli::AddSessionFlags;
 
 // Each subcommand's arguments and flags; returns the subcommand.
 CLI::App* AddRun(CLI::App& app, vt::cli::RunArgs& run) {
   auto* cmd = app.add_subcommand("run", "Run a model once; compare with DIR/output_N.pb");
   cmd->add_option("model", run.model, "ONNX model file")->required();
-  cmd->add_option("--data", run.data_dir, "directory with input_N.pb (and output_N.pb)");
+  AddInputFlags(cmd, &run.inputs);
   cmd->add_option("--rtol", run.rtol, "relative tolerance (default 1e-3)");
   cmd->add_option("--atol", run.atol, "absolute tolerance (default 1e-7)");
   cmd->add_option("--threads", run.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--save-outputs", run.save_outputs, "write output_N.pb files to DIR");
+  cmd->add_flag("--print", run.print, "print output values (NumPy-like, long axes elided)");
+  cmd->add_flag("--print-all", run.print_all, "print output values in full");
+  cmd->add_option("--save-outputs", run.save_outputs, "write each output to a file in DIR");
+  cmd->add_option("--save-format", run.save_format,
+                  "pb (default: output_N.pb, TensorProto) or npy (output_N.npy)")
+      ->check(CLI::IsMember({"pb", "npy"}));
+  cmd->add_flag("--json", run.json, "the per-output report as JSON");
+  cmd->add_option("--profile-ops", run.profile_ops,
+                  "write a per-node timing trace (Chrome trace JSON) of the run to FILE");
   AddSessionFlags(cmd, &run.session);
   return cmd;
 }
 
-CLI::App* AddInfo(CLI::App& app, std::string& model) {
+CLI::App* AddInfo(CLI::App& app, vt::cli::InfoArgs& info) {
   auto* cmd = app.add_subcommand("info", "Print model summary");
-  cmd->add_option("model", model, "ONNX model file")->required();
+  cmd->add_option("model", info.model, "ONNX model file")->required();
+  cmd->add_flag("--json", info.json, "as JSON");
   return cmd;
 }
 
 CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   auto* cmd = app.add_subcommand("bench", "Time session creation and inference");
   cmd->add_option("model", bench.model, "ONNX model file")->required();
-  cmd->add_option("--data", bench.data_dir, "directory with input_N.pb");
+  AddInputFlags(cmd, &bench.inputs);
   cmd->add_option("--runs", bench.runs, "timed runs (default 20)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--warmup", bench.warmup, "untimed runs after the first run (default 2)");
   cmd->add_option("--threads", bench.threads, "intra-op threads (default 1)")
       ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--json", bench.json, "the figures as JSON");
+  cmd->add_option("--profile-ops", bench.profile_ops,
+                  "write a per-node timing trace (Chrome trace JSON) of the timed runs to FILE");
+  cmd->add_option("--top", bench.top, "print the K op types with the most time in the timed runs")
+      ->check(CLI::Range(1, 1000000));
   AddSessionFlags(cmd, &bench.session);
   return cmd;
 }
@@ -63,11 +86,12 @@ CLI::App* AddGenerate(CLI::App& app, vt::cli::GenerateArgs& gen) {
 }
 
 CLI::App* AddDigest(CLI::App& app, vt::cli::DigestArgs& digest) {
-  auto* cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer");
+  auto* cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer and Constant-node weight");
   cmd->add_option("model", digest.model, "ONNX model file")->required();
-  cmd->add_option("--tensor", digest.tensor, "only this initializer");
+  cmd->add_option("--tensor", digest.tensor, "only this initializer or Constant output");
   cmd->add_option("--algo", digest.algo, "blake3 (default) or sha256")
       ->check(CLI::IsMember({"blake3", "sha256"}));
+  cmd->add_flag("--json", digest.json, "as JSON");
   return cmd;
 }
 
@@ -117,6 +141,16 @@ CLI::App* AddBenchLoad(CLI::App& app, vt::cli::BenchLoadArgs& bench_load) {
   cmd->add_option("model", bench_load.model, "a model compiled by vtensor compile")->required();
   cmd->add_option("--reps", bench_load.reps, "repetitions, best kept (default 3)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--threads", bench_load.threads,
+                  "threads of the vtensor sessions, packing included (default 1)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--processes", bench_load.processes,
+                  "instead of the timing rows: total PSS of N processes each holding a session "
+                  "after one run, against one process's")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--verify", bench_load.verify,
+                  "verify policy of the --processes sessions (default never)")
+      ->check(CLI::IsMember({"always", "memo", "never"}));
   cmd->add_option("--ort", bench_load.ort,
                   "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   cmd->add_flag("--json", bench_load.json, "as JSON");
@@ -132,6 +166,7 @@ CLI::App* AddPasses(CLI::App& app, vt::cli::PassesArgs& passes) {
   cmd->add_flag("--session", passes.session,
                 "run the passes a session runs (folding, shape folding, fusions) instead of a "
                 "target's; print one count line per pass, then the graph");
+  cmd->add_flag("--json", passes.json, "each pass with its rewrite count, and the final graph");
   return cmd;
 }
 
@@ -168,7 +203,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vtensor: ONNX compiler and CPU inference runtime with virtual tensor layouts"};
   app.require_subcommand(1);
   vt::cli::RunArgs run;
-  std::string info_model;
+  vt::cli::InfoArgs info;
   vt::cli::BenchArgs bench;
   vt::cli::GenerateArgs gen;
   vt::cli::DigestArgs digest;
@@ -180,7 +215,7 @@ int main(int argc, char** argv) {
   vt::cli::ExportArgs exp;
   // Registered in this order so `vtensor --help` lists them as before.
   CLI::App* run_cmd = AddRun(app, run);
-  CLI::App* info_cmd = AddInfo(app, info_model);
+  CLI::App* info_cmd = AddInfo(app, info);
   CLI::App* bench_cmd = AddBench(app, bench);
   CLI::App* gen_cmd = AddGenerate(app, gen);
   CLI::App* digest_cmd = AddDigest(app, digest);
@@ -191,9 +226,16 @@ int main(int argc, char** argv) {
   CLI::App* passes_cmd = AddPasses(app, passes);
   CLI::App* export_cmd = AddExport(app, exp);
 
+  // --version on the binary and on every subcommand.
+  const std::string version = VersionString();
+  app.set_version_flag("--version", version);
+  for (CLI::App* sub : app.get_subcommands({})) sub->set_version_flag("--version", version);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
@@ -203,7 +245,7 @@ int main(int argc, char** argv) {
   // memory than exists; that is bad input (exit 2), not a crash.
   try {
     if (*run_cmd) return vt::cli::RunCommand(run);
-    if (*info_cmd) return vt::cli::InfoCommand(info_model);
+    if (*info_cmd) return vt::cli::InfoCommand(info);
     if (*bench_cmd) return vt::cli::BenchCommand(bench);
     if (*gen_cmd) return vt::cli::GenerateCommand(gen);
     if (*digest_cmd) return vt::cli::DigestCommand(digest);

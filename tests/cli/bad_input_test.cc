@@ -238,15 +238,15 @@ TEST_F(BadInput, HugeDimsInInputFile) {
 
 TEST_F(BadInput, NegativeDeclaredInputDim) {
   // Without --data, inputs are zeros of the declared shape. The importer reads a negative
-  // declared dim as unknown (zeros then use 1), so the model may run; it must never reach the
-  // allocator as a negative size.
+  // declared dim as unknown, which needs --input-shape; it must never reach the allocator as a
+  // negative size.
   onnx::ModelProto m = AddModel();
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
       ->mutable_dim(0)->set_dim_value(-4);
   std::string p = WriteModel(m);
-  auto r = Vtensor({"run", p});
-  EXPECT_TRUE(r.Describe() == "exit 0" || r.Describe() == "exit 2") << r.Describe() << "\n"
-                                                                     << r.output;
+  EXPECT_EXIT_WITH(Vtensor({"run", p}), 2, "dim 0 is unknown (no dim_param): pass --input-shape x=Nx3");
+  EXPECT_EXIT_WITH(Vtensor({"run", p, "--input-shape", "x=4x3"}), 2, "");  // w is [2,3]
+  EXPECT_EXIT_WITH(Vtensor({"run", p, "--input-shape", "x=2x3"}), 0, "y  float32[2,3]");
 }
 
 TEST_F(BadInput, HugeDeclaredInputDim) {

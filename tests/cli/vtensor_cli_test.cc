@@ -49,7 +49,7 @@ TEST_F(VtensorCli, RunWithoutReferenceOrDataExitsZero) {
   WriteAddCase();
   EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("data")}), 0,
                    "no reference");
-  // Without --data the inputs are zeros of the declared shape.
+  // Without --data the inputs are zeros of the declared (here static) shape.
   EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx")}), 0, "y  float32[2,3]");
 }
 

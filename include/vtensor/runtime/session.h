@@ -78,6 +78,7 @@ struct SessionOptions {
 
 class GraphRunner;
 class BufferPools;
+class OpProfile;  // vtensor/exec/op_profile.h
 
 // The registered passes (passes/pass.h) a session runs at creation, in order: constant
 // folding, shape folding and folding again (fold_constants), then the fusions (fuse;
@@ -102,8 +103,8 @@ class Session {
   // while loading: the caller may free them once this returns). External data (initializers
   // and compiled-tensor payloads) is relative to `base_dir`, or to the current directory
   // when `base_dir` is empty, as for ONNX Runtime's sessions from bytes; messages name the
-  // model "<model bytes>". Errors: InvalidArgument for null data or bytes that are not an
-  // ONNX model; as Load otherwise.
+  // model "<model bytes>". Errors: InvalidArgument for null data, zero bytes or bytes that are
+  // not an ONNX model; as Load otherwise.
   static Expected<std::unique_ptr<Session>> LoadFromBytes(const void* data, size_t size,
                                                           const std::string& base_dir = "",
                                                           const SessionOptions& opts = {});
@@ -120,6 +121,9 @@ class Session {
   // dim_param two sizes; any kernel error (naming node, op type and opset). Safe to call
   // concurrently.
   Expected<std::vector<Value>> Run(const std::vector<Value>& inputs) const;
+  // As Run, and `profile` (exec/op_profile.h; may be null) receives one event per node run.
+  // Safe to call concurrently, with one profile per call or a shared one.
+  Expected<std::vector<Value>> Run(const std::vector<Value>& inputs, OpProfile* profile) const;
 
   // Runs once with inputs by name (each of inputs() exactly once, any order) and returns the
   // outputs named in `output_names`, in that order (empty: every output in outputs() order).
@@ -150,7 +154,8 @@ class Session {
 
  private:
   Session() = default;
-  Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs) const;
+  Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
+                                         OpProfile* profile = nullptr) const;
   Status RunRefused() const;
   // Passes CacheMissLine to opts_.cache_warning when there is something to report.
   void WarnCacheMisses() const;

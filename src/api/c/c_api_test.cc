@@ -303,6 +303,120 @@ TEST_F(CApiTest, NullPointersInSessionCalls) {
               {"count is NULL"});
 }
 
+// Every entry point of vtensor_c.h with a pointer argument, each such argument NULL in turn
+// (the others valid): an error naming the function and the argument, never a crash. The
+// arguments the header allows to be NULL are in NullWhereTheHeaderAllowsIt; VtSessionRun's
+// arrays are in NullPointersInRun.
+TEST_F(CApiTest, EveryNullPointerArgumentIsAnError) {
+  VtSessionOptions* o = nullptr;
+  ExpectOk(VtSessionOptionsCreate(&o));
+  VtValue* v = Input(1, 3);
+  const std::string bytes = AddIdentityModelBytes();
+  const int64_t dims[2] = {1, 3};
+  const float data[3] = {1, 2, 3};
+  VtSession* s = nullptr;
+  VtValue* out = nullptr;
+  size_t n = 0;
+  const char* name = nullptr;
+  VtDType dtype = VT_UNDEFINED;
+  int64_t rank = 0, size = 0;
+  const int64_t* shape = nullptr;
+  size_t shape_rank = 0, nbytes = 0;
+  const void* p = nullptr;
+  struct Case {
+    const char* fn;
+    const char* arg;
+    VtStatus* status;
+  };
+  const Case cases[] = {
+      {"VtSessionOptionsCreate", "out", VtSessionOptionsCreate(nullptr)},
+      {"VtSessionOptionsSetThreads", "options", VtSessionOptionsSetThreads(nullptr, 1)},
+      {"VtSessionOptionsSetProfile", "options",
+       VtSessionOptionsSetProfile(nullptr, VT_PROFILE_EXACT)},
+      {"VtSessionOptionsSetVerify", "options", VtSessionOptionsSetVerify(nullptr, VT_VERIFY_MEMO)},
+      {"VtSessionOptionsSetCache", "options", VtSessionOptionsSetCache(nullptr, 1)},
+      {"VtSessionCreate", "path", VtSessionCreate(nullptr, o, &s)},
+      {"VtSessionCreate", "out", VtSessionCreate(path_.c_str(), o, nullptr)},
+      {"VtSessionCreateFromBytes", "data", VtSessionCreateFromBytes(nullptr, 4, "", o, &s)},
+      {"VtSessionCreateFromBytes", "out",
+       VtSessionCreateFromBytes(bytes.data(), bytes.size(), "", o, nullptr)},
+      {"VtSessionInputCount", "session", VtSessionInputCount(nullptr, &n)},
+      {"VtSessionInputCount", "count", VtSessionInputCount(session_, nullptr)},
+      {"VtSessionOutputCount", "session", VtSessionOutputCount(nullptr, &n)},
+      {"VtSessionOutputCount", "count", VtSessionOutputCount(session_, nullptr)},
+      {"VtSessionInputName", "session", VtSessionInputName(nullptr, 0, &name)},
+      {"VtSessionInputName", "name", VtSessionInputName(session_, 0, nullptr)},
+      {"VtSessionOutputName", "session", VtSessionOutputName(nullptr, 0, &name)},
+      {"VtSessionOutputName", "name", VtSessionOutputName(session_, 0, nullptr)},
+      {"VtSessionInputType", "session", VtSessionInputType(nullptr, 0, &dtype, &rank)},
+      {"VtSessionInputType", "dtype", VtSessionInputType(session_, 0, nullptr, &rank)},
+      {"VtSessionInputType", "rank", VtSessionInputType(session_, 0, &dtype, nullptr)},
+      {"VtSessionOutputType", "session", VtSessionOutputType(nullptr, 0, &dtype, &rank)},
+      {"VtSessionOutputType", "dtype", VtSessionOutputType(session_, 0, nullptr, &rank)},
+      {"VtSessionOutputType", "rank", VtSessionOutputType(session_, 0, &dtype, nullptr)},
+      {"VtSessionInputDim", "session", VtSessionInputDim(nullptr, 0, 0, &size, nullptr)},
+      {"VtSessionInputDim", "size", VtSessionInputDim(session_, 0, 0, nullptr, nullptr)},
+      {"VtSessionOutputDim", "session", VtSessionOutputDim(nullptr, 0, 0, &size, nullptr)},
+      {"VtSessionOutputDim", "size", VtSessionOutputDim(session_, 0, 0, nullptr, nullptr)},
+      {"VtValueCreateBorrowed", "dims",
+       VtValueCreateBorrowed(VT_FLOAT32, nullptr, 2, data, sizeof data, &out)},
+      {"VtValueCreateBorrowed", "data",
+       VtValueCreateBorrowed(VT_FLOAT32, dims, 2, nullptr, sizeof data, &out)},
+      {"VtValueCreateBorrowed", "out",
+       VtValueCreateBorrowed(VT_FLOAT32, dims, 2, data, sizeof data, nullptr)},
+      {"VtValueCreateCopy", "dims",
+       VtValueCreateCopy(VT_FLOAT32, nullptr, 2, data, sizeof data, &out)},
+      {"VtValueCreateCopy", "data",
+       VtValueCreateCopy(VT_FLOAT32, dims, 2, nullptr, sizeof data, &out)},
+      {"VtValueCreateCopy", "out", VtValueCreateCopy(VT_FLOAT32, dims, 2, data, sizeof data,
+                                                     nullptr)},
+      {"VtValueReadFile", "path", VtValueReadFile(nullptr, &out)},
+      {"VtValueReadFile", "out", VtValueReadFile(path_.c_str(), nullptr)},
+      {"VtValueGetDType", "value", VtValueGetDType(nullptr, &dtype)},
+      {"VtValueGetDType", "dtype", VtValueGetDType(v, nullptr)},
+      {"VtValueGetShape", "value", VtValueGetShape(nullptr, &shape, &shape_rank)},
+      {"VtValueGetShape", "dims", VtValueGetShape(v, nullptr, &shape_rank)},
+      {"VtValueGetShape", "rank", VtValueGetShape(v, &shape, nullptr)},
+      {"VtValueGetData", "value", VtValueGetData(nullptr, &p, &nbytes)},
+      {"VtValueGetData", "data", VtValueGetData(v, nullptr, &nbytes)},
+      {"VtValueGetData", "bytes", VtValueGetData(v, &p, nullptr)},
+      {"VtValueGetString", "value", VtValueGetString(nullptr, 0, &name, nullptr)},
+      {"VtValueGetString", "str", VtValueGetString(v, 0, nullptr, nullptr)},
+      {"VtSessionCacheEntryCount", "session", VtSessionCacheEntryCount(nullptr, &n)},
+      {"VtSessionCacheEntryCount", "count", VtSessionCacheEntryCount(session_, nullptr)},
+      {"VtSessionCacheEntry", "session",
+       VtSessionCacheEntry(nullptr, 0, nullptr, nullptr, nullptr)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.fn) + " with " + c.arg + " NULL");
+    // "data is null" comes from the tensor layer below the C API, in lower case.
+    ExpectError(c.status, VT_INVALID_ARGUMENT, {c.fn, std::string(c.arg) + " is"});
+  }
+  EXPECT_EQ(s, nullptr);
+  EXPECT_EQ(out, nullptr);
+  VtValueRelease(v);
+  VtSessionOptionsRelease(o);
+}
+
+// The NULLs vtensor_c.h allows: defaults, "not wanted" out-pointers and NULL handles to release.
+TEST_F(CApiTest, NullWhereTheHeaderAllowsIt) {
+  VtStatusRelease(nullptr);
+  VtSessionOptionsRelease(nullptr);
+  VtSessionRelease(nullptr);
+  VtValueRelease(nullptr);
+  const std::string bytes = AddIdentityModelBytes();
+  VtSession* s = nullptr;
+  ExpectOk(VtSessionCreateFromBytes(bytes.data(), bytes.size(), nullptr, nullptr, &s));
+  VtSessionRelease(s);
+  int64_t size = 0;
+  ExpectOk(VtSessionInputDim(session_, 0, 1, &size, nullptr));
+  EXPECT_EQ(size, 3);
+  const float one = 1;
+  VtValue* scalar = nullptr;
+  ExpectOk(VtValueCreateCopy(VT_FLOAT32, nullptr, 0, &one, sizeof one, &scalar));
+  VtValueRelease(scalar);
+}
+
 TEST_F(CApiTest, NullPointersInRun) {
   VtValue* x = Input(1, 3);
   const char* in_name = "x";

@@ -5,6 +5,7 @@
 
 #include "forms/kernel_rows.h"
 #include "forms/rows/row_util.h"
+#include "kernels/conv/f32_conv_pack.h"
 #include "kernels/gemm/f32_gemm_pack.h"
 
 namespace vt::rows {
@@ -95,21 +96,16 @@ Expected<PackedWeight> Pack(const Tensor& weight, const WeightForm& form) {
   if (need != out.size)
     return PanelBytesMismatch(form, s, static_cast<int64_t>(out.size), static_cast<int64_t>(need));
   float* dst = reinterpret_cast<float*>(const_cast<uint8_t*>(out.data));
-  std::vector<float> perm;
-  if (tap_major) perm.resize(static_cast<size_t>(mg * k));
   for (int64_t g = 0; g < group; ++g) {
     const float* wg = w.data<float>() + g * mg * k;
-    if (tap_major) {  // (m, c, taps) -> (m, taps, c)
-      const int64_t taps = k / c;
-      for (int64_t m = 0; m < mg; ++m)
-        for (int64_t ci = 0; ci < c; ++ci)
-          for (int64_t t = 0; t < taps; ++t)
-            perm[static_cast<size_t>((m * taps + t) * c + ci)] = wg[(m * c + ci) * taps + t];
-      wg = perm.data();
-    }
-    kernels::PackF32GemmMkToPanelsMr(panel, static_cast<size_t>(mg), static_cast<size_t>(k), wg,
-                                     static_cast<size_t>(k),
-                                     dst + static_cast<size_t>(g) * per_group);
+    float* dg = dst + static_cast<size_t>(g) * per_group;
+    if (tap_major)  // (m, c, taps) -> (m, taps, c), straight from the ONNX order
+      kernels::PackF32ConvFiltersTapMajorToPanelsMr(panel, static_cast<size_t>(mg),
+                                                    static_cast<size_t>(c),
+                                                    static_cast<size_t>(k / c), wg, dg);
+    else
+      kernels::PackF32GemmMkToPanelsMr(panel, static_cast<size_t>(mg), static_cast<size_t>(k), wg,
+                                       static_cast<size_t>(k), dg);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // (kernels/q4/q4_pack.h): lossy, results change by the quantization error.
 #include "forms/kernel_rows.h"
 #include "forms/rows/row_util.h"
+#include "kernels/cpu/parallel_pack.h"
 #include "kernels/q4/q4_pack.h"
 #include "vtensor/layout/layout_presets.h"
 
@@ -53,8 +54,10 @@ Expected<PackedWeight> Pack(const Tensor& weight, const WeightForm& form) {
   if (need != out.size)
     return PanelBytesMismatch(form, s, static_cast<int64_t>(out.size), static_cast<int64_t>(need),
                               "q4_0 panels");
-  kernels::PackF32KnToQ4_0Panels(K, N, w.data<float>(), N, panel, kernels::Q4ScaleSearch::kMinError,
-                                 const_cast<uint8_t*>(out.data));
+  kernels::PackF32KnToQ4_0Panels(
+      K, N, w.data<float>(), N, panel, kernels::Q4ScaleSearch::kMinError,
+      const_cast<uint8_t*>(out.data),
+      kernels::ParallelPackThreads(K * N * sizeof(float), (N + panel - 1) / panel));
   return out;
 }
 

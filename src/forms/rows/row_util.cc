@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
 
 namespace vt::rows {
@@ -50,14 +51,13 @@ Status PanelBytesMismatch(const WeightForm& form, const Shape& s, int64_t have, 
 }
 
 PackedWeight AllocPacked(size_t n) {
-  const size_t rounded = (n + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  void* p = AllocZeroedPages(n);
   if (p == nullptr) throw std::bad_alloc();
-  std::memset(p, 0, rounded == 0 ? 64 : rounded);
   PackedWeight w;
   w.data = static_cast<const uint8_t*>(p);
   w.size = n;
-  w.keep_alive = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
+  w.keep_alive = std::shared_ptr<const void>(
+      p, [n](const void* q) { FreeZeroedPages(const_cast<void*>(q), n); });
   return w;
 }
 

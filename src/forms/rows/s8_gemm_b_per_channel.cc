@@ -7,6 +7,7 @@
 
 #include "forms/kernel_rows.h"
 #include "forms/rows/row_util.h"
+#include "kernels/int8/s8_per_channel_pack.h"
 #include "vtensor/layout/layout_presets.h"
 
 namespace vt::rows {
@@ -68,20 +69,9 @@ Expected<PackedWeight> Pack(const Tensor& weight, const WeightForm& form) {
   if (static_cast<int64_t>(npad * K) != form.layout.StorageBytes() ||
       static_cast<int64_t>(npad * sizeof(float)) != scales_field->bytes())
     return PanelBytesMismatch(form, s, form.layout.StorageBytes(), static_cast<int64_t>(npad * K));
-  auto* q = reinterpret_cast<int8_t*>(const_cast<uint8_t*>(out.data));
-  auto* scales = reinterpret_cast<float*>(const_cast<uint8_t*>(out.data) + scales_field->offset);
-  auto at = [&](size_t k, size_t n) { return trans ? src[n * K + k] : src[k * N + n]; };
-  for (size_t n = 0; n < N; ++n) {
-    float amax = 0.0f;
-    for (size_t k = 0; k < K; ++k) amax = std::max(amax, std::fabs(at(k, n)));
-    const float scale = amax > 0.0f && std::isfinite(amax) ? amax / 127.0f : 1.0f;
-    scales[n] = scale;
-    int8_t* col = q + (n / panel) * K * panel + n % panel;
-    for (size_t k = 0; k < K; ++k) {
-      const float v = std::nearbyint(at(k, n) / scale);
-      col[k * panel] = static_cast<int8_t>(std::isnan(v) ? 0.0f : std::clamp(v, -127.0f, 127.0f));
-    }
-  }
+  kernels::QuantizeF32ToS8PerChannelPanels(
+      panel, K, N, src, trans, reinterpret_cast<int8_t*>(const_cast<uint8_t*>(out.data)),
+      reinterpret_cast<float*>(const_cast<uint8_t*>(out.data) + scales_field->offset));
   return out;
 }
 

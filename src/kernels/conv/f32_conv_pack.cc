@@ -1,10 +1,14 @@
 #include "kernels/conv/f32_conv_pack.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "kernels/conv/conv_window.h"
+#include "kernels/cpu/parallel_pack.h"
+#include "kernels/gemm/f32_gemm_pack.h"
 
 namespace vt::kernels {
 namespace {
@@ -176,6 +180,59 @@ void PackF32ConvChwNdToPanelsNr(const void* ctx, size_t k0, size_t kc, size_t n0
                        });
     if (w != 0) std::memset(d + w, 0, (nr - w) * sizeof(float));
   }
+}
+
+namespace {
+
+// Panels [p0, p1). For each channel c, each of the panel's filters reads its `taps` values
+// (contiguous in the source) and writes them to the panel rows (tap, c), tap = 0.., which lie
+// C * mr floats apart: `taps` write streams that each advance mr floats per channel.
+void PackTapMajorPanels(size_t mr, size_t M, size_t C, size_t taps, const float* w, size_t p0,
+                        size_t p1, float* dst) {
+  const size_t k = C * taps, tap_stride = C * mr;
+  for (size_t p = p0; p < p1; ++p) {
+    const size_t m0 = p * mr, rows = std::min(mr, M - m0);
+    float* d = dst + p * k * mr;
+    const float* s = w + m0 * k;  // filter m0, channel 0
+    for (size_t c = 0; c < C; ++c, d += mr, s += taps) {
+      const float* line = s;
+      for (size_t r = 0; r < rows; ++r, line += k) {
+        float* dt = d + r;
+        for (size_t t = 0; t < taps; ++t, dt += tap_stride) *dt = line[t];
+      }
+      for (size_t r = rows; r < mr; ++r) {
+        float* dt = d + r;
+        for (size_t t = 0; t < taps; ++t, dt += tap_stride) *dt = 0.0f;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void PackF32ConvFiltersTapMajorToPanelsMr(size_t mr, size_t M, size_t C, size_t taps,
+                                          const float* w, float* dst) {
+  // One tap: the filters are already [M, K] rows.
+  if (taps == 1) return PackF32GemmMkToPanelsMr(mr, M, C, w, C, dst);
+  const size_t panels = (M + mr - 1) / mr;
+  const int threads = ParallelPackThreads(panels * mr * C * taps * sizeof(float), panels);
+  if (threads <= 1) return PackTapMajorPanels(mr, M, C, taps, w, 0, panels, dst);
+#pragma omp parallel num_threads(threads)
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+    const size_t n = static_cast<size_t>(omp_get_num_threads());
+    PackTapMajorPanels(mr, M, C, taps, w, panels * t / n, panels * (t + 1) / n, dst);
+  }
+}
+
+void PackF32ConvFiltersTapMajorToPanelsMrReference(size_t mr, size_t M, size_t C, size_t taps,
+                                                   const float* w, float* dst) {
+  const size_t k = C * taps, padded = (M + mr - 1) / mr * mr;
+  for (size_t m = 0; m < padded; ++m)
+    for (size_t t = 0; t < taps; ++t)
+      for (size_t c = 0; c < C; ++c)
+        dst[(m / mr) * k * mr + (t * C + c) * mr + m % mr] =
+            m < M ? w[(m * C + c) * taps + t] : 0.0f;
 }
 
 }  // namespace vt::kernels

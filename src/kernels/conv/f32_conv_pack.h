@@ -48,6 +48,17 @@ size_t F32ConvPhasePlanesChannelStride(const F32ConvPhasePlanes& g);
 void PackF32ConvPhasePlanesToPanelsNr(const void* ctx, size_t k0, size_t kc, size_t n0,
                                       size_t nc, size_t nr, float* dst);
 
+// Filters of one group, ONNX order [M, C, taps] row-major (taps = product of the kernel
+// dims), as the GEMM A operand [M, K = taps * C] with tap-major columns k = tap * C + c, packed
+// into ceil(M / mr) panels of K * mr floats (the A panels of kernels/gemm/f32_gemm_pack.h,
+// rows past M zero). Reads each panel's mr filters in place (no permuted copy) and writes the
+// panel front to back; panels are split over OpenMP threads like PackF32PanelsThreaded.
+void PackF32ConvFiltersTapMajorToPanelsMr(size_t mr, size_t M, size_t C, size_t taps,
+                                          const float* w, float* dst);
+// Scalar reference twin: element (m, tap * C + c) = w[(m * C + c) * taps + tap], one by one.
+void PackF32ConvFiltersTapMajorToPanelsMrReference(size_t mr, size_t M, size_t C, size_t taps,
+                                                   const float* w, float* dst);
+
 // Any number of spatial axes (up to 8), slower; used for 3-D convolution.
 struct F32ConvChwNd {
   const float* x;  // [C, in...]

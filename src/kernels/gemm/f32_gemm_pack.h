@@ -54,9 +54,21 @@ inline size_t F32PanelsSize(size_t w, size_t k, size_t p_extent) {
 // Generic packer: element (k, j) of the source, k < kc, j < nj, is src[k * sk + j * sj]; it is
 // stored at dst[(j / w) * panel_stride + k * w + j % w], the tail of the last panel zeroed.
 // panel_stride >= kc * w.
+// Serial: the GEMM driver calls it per block from inside its own parallel region. A source
+// with contiguous rows (sj == 1) is copied row by row across all panels (k in blocks that keep
+// each panel's piece contiguous); other sources are gathered line by line into each panel.
 void PackF32Panels(size_t w, size_t kc, size_t nj, const float* src, size_t sk, size_t sj,
                    float* dst, size_t panel_stride);
+// The same bytes, the panels split into contiguous ranges over up to omp_get_max_threads()
+// OpenMP threads (kernels/cpu/parallel_pack.h; one thread inside a parallel region or for
+// small operands). Output identical for every thread count.
+void PackF32PanelsThreaded(size_t w, size_t kc, size_t nj, const float* src, size_t sk,
+                           size_t sj, float* dst, size_t panel_stride);
+// Scalar reference twin of PackF32Panels (the definition above, element by element).
+void PackF32PanelsReference(size_t w, size_t kc, size_t nj, const float* src, size_t sk,
+                            size_t sj, float* dst, size_t panel_stride);
 
+// Whole-operand packers (weights at load, A at run time): PackF32PanelsThreaded.
 // B [K, N] row-major with row stride ldb -> ceil(N/nr) panels of K*nr floats.
 void PackF32GemmKnToPanelsNr(size_t nr, size_t K, size_t N, const float* b, size_t ldb,
                              float* dst);

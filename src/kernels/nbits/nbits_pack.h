@@ -20,8 +20,13 @@ namespace vt::kernels {
 // Bytes of a packed plane: ceil(n / 16) * 16 * cols * unit_bytes.
 size_t NBitsPanelBytes(size_t n, size_t cols, size_t unit_bytes);
 
-// Packs `src` (n * cols * unit_bytes bytes, row-major) into `dst` (NBitsPanelBytes bytes).
+// Packs `src` (n * cols * unit_bytes bytes, row-major) into `dst` (NBitsPanelBytes bytes),
+// each panel written front to back, panels split over OpenMP threads
+// (kernels/cpu/parallel_pack.h; the same bytes for every thread count).
 void PackNBitsRowsToPanels(size_t n, size_t cols, size_t unit_bytes, const uint8_t* src,
                            uint8_t* dst);
+// Scalar reference twin, byte by byte.
+void PackNBitsRowsToPanelsReference(size_t n, size_t cols, size_t unit_bytes, const uint8_t* src,
+                                    uint8_t* dst);
 
 }  // namespace vt::kernels

@@ -1,0 +1,59 @@
+#include "vtensor/base/page_memory.h"
+
+#include "vtensor/base/host_memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace vt {
+namespace {
+
+size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+void* AllocZeroedPages(size_t bytes) {
+  if (bytes < kZeroedPagesMinBytes) {
+    // Host memory's huge-page slabs (or a block it already faulted in), zeroed: a C-library
+    // block this size would be a fresh 4 KiB-page mapping.
+    void* p = HostAlloc(bytes);
+    if (p != nullptr) std::memset(p, 0, bytes);
+    return p;
+  }
+  // Over-map by one huge page and trim both ends to a 2 MiB-aligned range.
+  const size_t len = RoundUp(bytes, kZeroedPagesMinBytes);
+  void* raw = ::mmap(nullptr, len + kZeroedPagesMinBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = RoundUp(lo, kZeroedPagesMinBytes);
+  if (aligned > lo) ::munmap(raw, aligned - lo);
+  const uintptr_t end = lo + len + kZeroedPagesMinBytes;
+  if (end > aligned + len) ::munmap(reinterpret_cast<void*>(aligned + len), end - aligned - len);
+  // Without transparent huge pages this fails harmlessly: 4 KiB pages.
+  ::madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);
+  return reinterpret_cast<void*>(aligned);
+}
+
+void FreeZeroedPages(void* p, size_t bytes) {
+  if (p == nullptr) return;
+  if (bytes < kZeroedPagesMinBytes) HostFree(p, bytes);
+  else ::munmap(p, RoundUp(bytes, kZeroedPagesMinBytes));
+}
+
+void PrefaultMappedPages(const void* data, size_t n) {
+#ifdef MADV_POPULATE_READ
+  constexpr int kPopulateRead = MADV_POPULATE_READ;
+#else
+  constexpr int kPopulateRead = 22;  // the Linux value; older headers lack the name
+#endif
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t b = reinterpret_cast<uintptr_t>(data) / page * page;
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(data) + n + page - 1) / page * page;
+  if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, kPopulateRead);
+}
+
+}  // namespace vt

@@ -1,0 +1,90 @@
+// `run --profile-ops FILE` / `bench --profile-ops FILE --top K`: a Chrome trace with one event
+// per node run, and the slowest op types (tools/op_trace.h).
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_test_base.h"
+
+namespace vt::testing {
+namespace {
+
+class ProfileOps : public CliTest {
+ protected:
+  // y = Relu(MatMul(x, w) + w2): three nodes. x float[4,16], w float[16,32], w2 float[32].
+  std::string WriteModel3() {
+    onnx::ModelProto m = AddModel();
+    auto* g = m.mutable_graph();
+    g->clear_input();
+    g->clear_output();
+    g->clear_initializer();
+    g->clear_node();
+    AddFloatIO(g->add_input(), "x", {4, 16});
+    AddFloatIO(g->add_output(), "y", {4, 32});
+    *g->add_initializer() = FloatTensor("w", {16, 32}, std::vector<float>(16 * 32, 0.25f));
+    *g->add_initializer() = FloatTensor("w2", {32}, std::vector<float>(32, -1.f));
+    auto node = [&](const char* name, const char* op, std::vector<const char*> in, const char* out) {
+      auto* n = g->add_node();
+      n->set_name(name);
+      n->set_op_type(op);
+      for (const char* i : in) n->add_input(i);
+      n->add_output(out);
+    };
+    node("mm", "MatMul", {"x", "w"}, "h");
+    node("bias", "Add", {"h", "w2"}, "a");
+    node("act", "Relu", {"a"}, "y");
+    return WriteModel(m);
+  }
+  static nlohmann::json ReadJson(const std::string& p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return nlohmann::json::parse(ss.str(), nullptr, false);
+  }
+};
+
+TEST_F(ProfileOps, RunWritesOneTraceEventPerNode) {
+  std::string m = WriteModel3();
+  EXPECT_EXIT_WITH(Vtensor({"run", m, "--profile-ops", Path("trace.json")}), 0, "y  float32[4,32]");
+  const nlohmann::json t = ReadJson(Path("trace.json"));
+  ASSERT_FALSE(t.is_discarded());
+  ASSERT_TRUE(t["traceEvents"].is_array());
+  ASSERT_GE(t["traceEvents"].size(), 1u);
+  ASSERT_LE(t["traceEvents"].size(), 3u);  // the session may fuse the three nodes
+  double end = 0;
+  for (const auto& e : t["traceEvents"]) {
+    EXPECT_EQ(e["ph"], "X");
+    EXPECT_TRUE(e["name"].is_string());
+    EXPECT_TRUE(e["cat"].is_string());
+    EXPECT_GE(e["ts"].get<double>(), end);  // one after the other on one thread
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    end = e["ts"].get<double>() + e["dur"].get<double>();
+    EXPECT_TRUE(e["tid"].is_number());
+    EXPECT_EQ(e["args"]["depth"], 0);
+  }
+  EXPECT_EQ(t["traceEvents"].front()["args"]["inputs"][0], "float32[4,16]");
+  EXPECT_EQ(t["traceEvents"].back()["args"]["outputs"][0], "float32[4,32]");
+  EXPECT_EXIT_WITH(Vtensor({"run", m, "--profile-ops", Path("no/dir/t.json")}), 2,
+                   "directory '" + Path("no/dir") + "' does not exist");
+}
+
+TEST_F(ProfileOps, BenchTopAndTrace) {
+  std::string m = WriteModel3();
+  auto r = Vtensor({"bench", m, "--runs", "5", "--top", "2", "--profile-ops", Path("b.json")});
+  EXPECT_EXIT_WITH(r, 0, "top 2 op types by self time over 5 runs");
+  EXPECT_NE(r.output.find("total_ms"), std::string::npos) << r.output;
+  const nlohmann::json t = ReadJson(Path("b.json"));
+  ASSERT_FALSE(t.is_discarded());
+  EXPECT_EQ(t["traceEvents"].size() % 5, 0u);  // the same nodes in each timed run
+  auto j = Vtensor({"bench", m, "--runs", "4", "--top", "1", "--json"});
+  const nlohmann::json b = nlohmann::json::parse(j.output, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << j.output;
+  ASSERT_EQ(b["top_op_types"].size(), 1u);
+  EXPECT_EQ(b["top_op_types"][0]["count"].get<int>() % 4, 0);
+  EXPECT_GT(b["top_op_types"][0]["percent"].get<double>(), 0.0);
+  EXPECT_LE(b["top_op_types"][0]["percent"].get<double>(), 100.0);
+  EXPECT_EQ(Vtensor({"bench", m, "--top", "0"}).Describe(), "exit 2");
+}
+
+}  // namespace
+}  // namespace vt::testing

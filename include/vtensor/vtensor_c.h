@@ -132,6 +132,11 @@ VT_API VtStatus* VtSessionOptionsSetVerify(VtSessionOptions* options, VtVerifyPo
 /* Use (non-zero, default) or ignore (0) the model's compiled tensors; when ignored every
  * entry is reported as a MISS "not-selected". */
 VT_API VtStatus* VtSessionOptionsSetCache(VtSessionOptions* options, int enabled);
+/* Write (non-zero, default) or not (0) one warning line to standard error when the model's
+ * compiled tensors left weights to be packed at load (payload file missing or damaged, entries
+ * for another profile or CPU, stale entries). Either way VtSessionCacheEntry reports every
+ * entry. */
+VT_API VtStatus* VtSessionOptionsSetCacheWarning(VtSessionOptions* options, int enabled);
 
 /* ---- Session -------------------------------------------------------------------------- */
 
@@ -240,8 +245,9 @@ VT_API VtStatus* VtSessionRun(VtSession* session, const char* const* input_names
 VT_API VtStatus* VtSessionCacheEntryCount(const VtSession* session, size_t* count);
 /* Entry `index` in file order: the initializer it replaces (`*source_name`), whether the
  * session used it (`*hit` 1) or not (0), and for a miss the reason code ("not-selected",
- * "stale-digest", "other-device", ...; "" for a hit). Strings are owned by the session. Any
- * of the three out-pointers may be NULL when not wanted. Errors: VT_OUT_OF_RANGE. */
+ * "digest-mismatch", "incompatible-device", ...; "" for a hit). Strings are owned by the
+ * session or static. Any of the three out-pointers may be NULL when not wanted. Errors:
+ * VT_OUT_OF_RANGE. */
 VT_API VtStatus* VtSessionCacheEntry(const VtSession* session, size_t index,
                                      const char** source_name, int* hit, const char** reason);
 

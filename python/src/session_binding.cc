@@ -36,6 +36,7 @@ struct PySessionOptions {
   std::string weight_profile = "exact";
   std::string architecture = "native";
   bool enable_compiled_cache = true;
+  bool warn_cache_misses = true;  // the cache warning line on stderr (runtime/session.h)
 };
 
 SessionOptions ToSessionOptions(const PySessionOptions& o) {
@@ -47,6 +48,7 @@ SessionOptions ToSessionOptions(const PySessionOptions& o) {
   so.profile = *WeightProfileFromName(o.weight_profile);
   so.cache.verify = *VerifyPolicyFromName(o.verify_policy);
   so.cache.enabled = o.enable_compiled_cache;
+  if (!o.warn_cache_misses) so.cache_warning = nullptr;
   return so;
 }
 
@@ -184,7 +186,7 @@ class SessionHandle {
       d["device"] = r.architecture;
       d["type_name"] = r.type_name;
       d["status"] = r.state == EntryState::kHit ? "HIT" : "MISS";
-      d["reason"] = r.reason;
+      d["reason"] = MissReasonCode(r.reason);  // "" for a hit
       d["detail"] = r.detail;
       d["verified"] = r.verified;
       d["memo"] = r.memo;
@@ -336,13 +338,17 @@ void BindSession(py::module_& m) {
           "Kernel architecture: native (default) or an x86_64-* name this CPU supports.")
       .def_readwrite("enable_compiled_cache", &PySessionOptions::enable_compiled_cache,
                      "Use the model's compiled tensors (default True).")
+      .def_readwrite("warn_cache_misses", &PySessionOptions::warn_cache_misses,
+                     "Write one warning line to stderr when compiled tensors were not used "
+                     "(default True); cache_report() lists every entry either way.")
       .def("__repr__", [](const PySessionOptions& o) {
         return "SessionOptions(intra_op_num_threads=" + std::to_string(o.intra_op_num_threads) +
                ", graph_optimization_level=" +
                std::to_string(static_cast<int>(o.graph_optimization_level)) +
                ", verify_policy='" + o.verify_policy + "', weight_profile='" + o.weight_profile +
                "', architecture='" + o.architecture + "', enable_compiled_cache=" +
-               (o.enable_compiled_cache ? "True" : "False") + ")";
+               (o.enable_compiled_cache ? "True" : "False") +
+               ", warn_cache_misses=" + (o.warn_cache_misses ? "True" : "False") + ")";
       });
 
   py::class_<NodeArg>(m, "NodeArg", "A model input or output: name, type and shape.")

@@ -1,5 +1,8 @@
 """InferenceSession, SessionOptions, metadata, providers, compile/check and the cache report."""
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -171,6 +174,31 @@ class CompileTest(unittest.TestCase):
             self.assertEqual(report["compiled_tensors"], summary["entries"])
             decoded = vtensor.check(out, decode=True)
             self.assertEqual(decoded["errors"], 0, decoded["findings"])
+
+    def test_unused_cache_warns_on_stderr_unless_silenced(self):
+        # A compiled model copied without its .vtpack: every weight is packed at load.
+        with tempfile.TemporaryDirectory() as d:
+            src = models.save(models.matmul_model(), d, "mm")
+            out = os.path.join(d, "mm.vt.onnx")
+            vtensor.compile(src, out)
+            moved = os.path.join(d, "moved")
+            os.mkdir(moved)
+            shutil.copy(out, moved)
+            path = os.path.join(moved, "mm.vt.onnx")
+            script = ("import sys, vtensor\n"
+                      "so = vtensor.SessionOptions()\n"
+                      "so.warn_cache_misses = sys.argv[2] == 'warn'\n"
+                      "report = vtensor.InferenceSession(sys.argv[1], so).cache_report()\n"
+                      "assert report and all(e['reason'] == 'payload-missing' for e in report)\n")
+            for mode in ("warn", "quiet"):
+                r = subprocess.run([sys.executable, "-c", script, path, mode],
+                                   capture_output=True, text=True, timeout=120)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                if mode == "warn":
+                    self.assertIn("compiled tensors not used (payload-missing", r.stderr)
+                    self.assertIn(f"vtensor inspect {path} --cache", r.stderr)
+                else:
+                    self.assertEqual(r.stderr, "")
 
     def test_compile_for_several_devices_and_inline(self):
         with tempfile.TemporaryDirectory() as d:

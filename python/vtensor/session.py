@@ -62,7 +62,8 @@ def _check_providers(providers, provider_options):
 def _copy_options(options):
     copy = _vtensor.SessionOptions()
     for name in ("intra_op_num_threads", "graph_optimization_level", "verify_policy",
-                 "weight_profile", "architecture", "enable_compiled_cache"):
+                 "weight_profile", "architecture", "enable_compiled_cache",
+                 "warn_cache_misses"):
         setattr(copy, name, getattr(options, name))
     return copy
 

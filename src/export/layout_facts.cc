@@ -6,23 +6,6 @@ namespace vt {
 
 namespace {
 
-struct ScaleInfo {
-  const char* placement;
-  const char* type;
-  bool zero_point;
-};
-
-// Where each block format keeps its scale (layout/encoding.h block structs).
-ScaleInfo ScaleOf(Encoding e) {
-  switch (e) {
-    case Encoding::kQ8_0:
-    case Encoding::kQ4_0: return {"in_block", "f16", false};
-    case Encoding::kQ4Zp32: return {"in_block", "f32", true};
-    case Encoding::kQ4_K: return {"in_block", "f16", true};  // d/dmin super-scales + 6-bit mins
-    default: return {"none", "", false};
-  }
-}
-
 const char* BlockOrderName(BlockOrder o) {
   return o == BlockOrder::kInputBlockMajor ? "input_block_major" : "row_major";
 }
@@ -37,10 +20,10 @@ LayoutFacts DescribeLayout(const Layout& layout) {
   f.encoding = layout.encoding() == Encoding::kUnspecified ? "" : tr.name;
   f.block_elems = tr.block_elems;
   f.block_bytes = tr.block_bytes;
-  const ScaleInfo s = ScaleOf(layout.encoding());
-  f.scale_placement = s.placement;
-  f.scale_type = s.type;
-  f.zero_point = s.zero_point;
+  // Where a block format keeps its scale: inside each block (layout/encoding.h block structs).
+  f.scale_placement = tr.has_scale ? "in_block" : "none";
+  f.scale_type = tr.has_scale ? GetEncodingTraits(tr.scale_encoding).name : "";
+  f.zero_point = tr.has_scale && tr.zero_point;
   f.block_order = BlockOrderName(layout.block_order());
   f.form = layout.is_strided() ? "strided" : "packed";
   if (layout.is_strided()) f.strides = layout.strides();

@@ -483,17 +483,7 @@ const char* SeverityName(Severity s) {
   }
 }
 
-float DecodeErrorBound(Encoding e) {
-  switch (e) {
-    case Encoding::kQ8_0: return 1.0f / 127;
-    case Encoding::kQ4_0: return 1.0f / 8;
-    case Encoding::kQ4Zp32: return 2.0f / 15;
-    case Encoding::kQ4_K: return 2.0f / 15;
-    case Encoding::kF16: return 1.0f / 1024;  // a float32 source rounded to f16
-    case Encoding::kBF16: return 1.0f / 128;
-    default: return 0;
-  }
-}
+float DecodeErrorBound(Encoding e) { return GetEncodingTraits(e).decode_error; }
 
 float DecodeTolerance(const StructTypeProto& t, DType source) {
   if (t.has_layout() && t.layout().has_encoding()) {
@@ -505,10 +495,7 @@ float DecodeTolerance(const StructTypeProto& t, DType source) {
   for (const auto& f : t.fields()) {
     auto e = EncodingFromName(f.encoding());
     if (!e) continue;
-    float b = DecodeErrorBound(*e);
-    if (*e == Encoding::kI4 || *e == Encoding::kU4) b = 2.0f / 15;
-    if (*e == Encoding::kI8 || *e == Encoding::kU8) b = 1.0f / 127;
-    if (*e == EncodingFromDType(source)) b = 0;
+    const float b = *e == EncodingFromDType(source) ? 0 : GetEncodingTraits(*e).plane_error;
     bound = std::max(bound, b);
   }
   return bound;

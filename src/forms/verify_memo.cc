@@ -3,11 +3,13 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
 
 #include "vtensor/base/blake3.h"
+#include "vtensor/base/temp_file.h"
 
 namespace vt {
 namespace {
@@ -19,7 +21,32 @@ std::string Digest(const std::string& s) {
   return ToHex(d.data(), d.size());
 }
 
+bool MakeDirs(const std::string& dir) {
+  std::string cur;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if ((i == dir.size() || dir[i] == '/') && !cur.empty() && ::mkdir(cur.c_str(), 0700) != 0 &&
+        errno != EEXIST)
+      return false;
+    if (i < dir.size()) cur += dir[i];
+  }
+  return true;
+}
+
 }  // namespace
+
+std::string MemoDirectory(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  if (const char* d = std::getenv("VTENSOR_VERIFY_MEMO_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/vtensor/verify";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/vtensor/verify";
+  return "";
+}
+
+void WriteMemo(const std::string& path, const std::string& text) {
+  if (!MakeDirs(path.substr(0, path.rfind('/')))) return;
+  if (auto f = TempFile::Create(path); f.ok())
+    if ((*f)->Write(text.data(), text.size()).ok()) (void)(*f)->Publish(/*durable=*/false);
+}
 
 int64_t WallClockNs() {
   struct timespec t;

@@ -43,7 +43,8 @@ TEST(WeightFormTest, CompactGemmWeightIsInt8PerOutputChannelWithinHalfAStep) {
     auto p = PackWeightForm(w, *f);
     ASSERT_TRUE(p.ok()) << p.status().message();
     ASSERT_EQ(static_cast<int64_t>(p->size), f->bytes());
-    const auto* scales = reinterpret_cast<const float*>(p->data + f->extra_offset);
+    ASSERT_NE(f->field("scales"), nullptr);
+    const auto* scales = reinterpret_cast<const float*>(p->data + f->field("scales")->offset);
     for (int64_t n = 0; n < N; ++n) {
       float amax = 0;
       for (int64_t k = 0; k < K; ++k) {

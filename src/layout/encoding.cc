@@ -256,30 +256,54 @@ void BlockFromFloat(const float* src, void* dst, int64_t n) {
 
 constexpr int kNumEncodings = static_cast<int>(Encoding::kCount);
 
-// The traits table. Order must follow the Encoding enum (checked at start-up by a test).
-const std::array<EncodingTraits, kNumEncodings> kTraits = {{
+// The traits table. Order must follow the Encoding enum (checked below at compile time: a
+// missing row leaves a zero row, whose id is out of order).
+constexpr float kHalfStep4 = 2.0f / 15, kHalfStep8 = 1.0f / 127;
+constexpr std::array<EncodingTraits, kNumEncodings> kTraits = {{
+    // id, name, block elems, block bytes, scale, lossless, dtype, to_float, from_float,
+    // scale encoding, zero point, decode error, plane error
     {Encoding::kUnspecified, "unspecified", 1, 0, false, false, DType::kUndefined, nullptr,
-     nullptr},
-    {Encoding::kF32, "f32", 1, 4, false, true, DType::kFloat32, F32ToFloat, F32FromFloat},
-    {Encoding::kF16, "f16", 1, 2, false, true, DType::kFloat16, F16ToFloat, F16FromFloat},
-    {Encoding::kBF16, "bf16", 1, 2, false, true, DType::kBFloat16, BF16ToFloat, BF16FromFloat},
-    {Encoding::kI8, "i8", 1, 1, false, true, DType::kInt8, I8ToFloat, I8FromFloat},
-    {Encoding::kU8, "u8", 1, 1, false, true, DType::kUInt8, U8ToFloat, U8FromFloat},
-    {Encoding::kI4, "i4", 2, 1, false, true, DType::kUndefined, I4ToFloat, I4FromFloat},
-    {Encoding::kU4, "u4", 2, 1, false, true, DType::kUndefined, U4ToFloat, U4FromFloat},
+     nullptr, Encoding::kUnspecified, false, 0, 0},
+    {Encoding::kF32, "f32", 1, 4, false, true, DType::kFloat32, F32ToFloat, F32FromFloat,
+     Encoding::kUnspecified, false, 0, 0},
+    // A float32 source rounded to f16 / bf16.
+    {Encoding::kF16, "f16", 1, 2, false, true, DType::kFloat16, F16ToFloat, F16FromFloat,
+     Encoding::kUnspecified, false, 1.0f / 1024, 1.0f / 1024},
+    {Encoding::kBF16, "bf16", 1, 2, false, true, DType::kBFloat16, BF16ToFloat, BF16FromFloat,
+     Encoding::kUnspecified, false, 1.0f / 128, 1.0f / 128},
+    {Encoding::kI8, "i8", 1, 1, false, true, DType::kInt8, I8ToFloat, I8FromFloat,
+     Encoding::kUnspecified, false, 0, kHalfStep8},
+    {Encoding::kU8, "u8", 1, 1, false, true, DType::kUInt8, U8ToFloat, U8FromFloat,
+     Encoding::kUnspecified, false, 0, kHalfStep8},
+    {Encoding::kI4, "i4", 2, 1, false, true, DType::kUndefined, I4ToFloat, I4FromFloat,
+     Encoding::kUnspecified, false, 0, kHalfStep4},
+    {Encoding::kU4, "u4", 2, 1, false, true, DType::kUndefined, U4ToFloat, U4FromFloat,
+     Encoding::kUnspecified, false, 0, kHalfStep4},
     {Encoding::kQ8_0, "q8_0", kQ8_0Elems, sizeof(BlockQ8_0), true, false, DType::kUndefined,
      BlockToFloat<kQ8_0Elems, sizeof(BlockQ8_0), Q8_0Decode>,
-     BlockFromFloat<kQ8_0Elems, sizeof(BlockQ8_0), Q8_0Encode>},
+     BlockFromFloat<kQ8_0Elems, sizeof(BlockQ8_0), Q8_0Encode>, Encoding::kF16, false,
+     1.0f / 127, 1.0f / 127},
     {Encoding::kQ4_0, "q4_0", kQ4_0Elems, sizeof(BlockQ4_0), true, false, DType::kUndefined,
      BlockToFloat<kQ4_0Elems, sizeof(BlockQ4_0), Q4_0Decode>,
-     BlockFromFloat<kQ4_0Elems, sizeof(BlockQ4_0), Q4_0Encode>},
+     BlockFromFloat<kQ4_0Elems, sizeof(BlockQ4_0), Q4_0Encode>, Encoding::kF16, false,
+     1.0f / 8, 1.0f / 8},
     {Encoding::kQ4Zp32, "q4zp32", kQ4Zp32Elems, sizeof(BlockQ4Zp32), true, false,
      DType::kUndefined, BlockToFloat<kQ4Zp32Elems, sizeof(BlockQ4Zp32), Q4Zp32Decode>,
-     BlockFromFloat<kQ4Zp32Elems, sizeof(BlockQ4Zp32), Q4Zp32Encode>},
+     BlockFromFloat<kQ4Zp32Elems, sizeof(BlockQ4Zp32), Q4Zp32Encode>, Encoding::kF32, true,
+     kHalfStep4, kHalfStep4},
+    // d/dmin super-scales in f16, 6-bit sub-block scales and mins.
     {Encoding::kQ4_K, "q4_k", kQ4_KElems, sizeof(BlockQ4_K), true, false, DType::kUndefined,
      BlockToFloat<kQ4_KElems, sizeof(BlockQ4_K), Q4_KDecode>,
-     BlockFromFloat<kQ4_KElems, sizeof(BlockQ4_K), Q4_KEncode>},
+     BlockFromFloat<kQ4_KElems, sizeof(BlockQ4_K), Q4_KEncode>, Encoding::kF16, true,
+     kHalfStep4, kHalfStep4},
 }};
+
+constexpr bool RowsFollowTheEnum() {
+  for (int i = 0; i < kNumEncodings; ++i)
+    if (static_cast<int>(kTraits[static_cast<size_t>(i)].id) != i) return false;
+  return true;
+}
+static_assert(RowsFollowTheEnum(), "kTraits needs one row per Encoding, in enum order");
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -32,6 +33,39 @@ TEST(EncodingTest, TableOrderMatchesEnumAndNamesRoundTrip) {
   }
   EXPECT_FALSE(EncodingFromName("q5_k").has_value());
   EXPECT_FALSE(EncodingFromName("unspecified").has_value());
+}
+
+// The facts other modules read from the table (export layout facts, checker tolerances) agree
+// with the codecs: block formats name their scale's encoding, and a float32 source stored in an
+// encoding decodes within its decode_error of the largest |value|.
+TEST(EncodingTest, ScaleFactsAndDecodeErrorBoundsHold) {
+  for (int i = 1; i < static_cast<int>(Encoding::kCount); ++i) {
+    const auto e = static_cast<Encoding>(i);
+    const auto& t = GetEncodingTraits(e);
+    SCOPED_TRACE(t.name);
+    if (t.has_scale) {
+      EXPECT_TRUE(t.scale_encoding == Encoding::kF16 || t.scale_encoding == Encoding::kF32);
+    } else {
+      EXPECT_EQ(t.scale_encoding, Encoding::kUnspecified);
+      EXPECT_FALSE(t.zero_point);
+    }
+    EXPECT_GE(t.plane_error, t.decode_error);
+    if (!t.lossless) EXPECT_GT(t.decode_error, 0.0f);
+    if (t.dtype == DType::kUndefined && !t.has_scale) continue;  // i4/u4: integers only
+    if (!t.has_scale && t.decode_error == 0.0f) continue;         // exact for its own values
+    const int64_t n = 4 * t.block_elems + 7;
+    const std::vector<float> x = RandomFloats(n, 11 + static_cast<uint32_t>(i));
+    std::vector<uint8_t> bytes(static_cast<size_t>(EncodedBytes(e, n)));
+    std::vector<float> back(static_cast<size_t>(n));
+    t.from_float(x.data(), bytes.data(), n);
+    t.to_float(bytes.data(), back.data(), n);
+    float amax = 0, err = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      amax = std::max(amax, std::fabs(x[static_cast<size_t>(j)]));
+      err = std::max(err, std::fabs(x[static_cast<size_t>(j)] - back[static_cast<size_t>(j)]));
+    }
+    EXPECT_LE(err, t.decode_error * amax) << "max error " << err << " of max |x| " << amax;
+  }
 }
 
 TEST(EncodingTest, BlockGeometry) {

@@ -53,7 +53,8 @@ Expected<std::optional<Layout>> PreferredWeightLayout(const TargetInfo& target, 
                                                       const WeightUseInfo& info) {
   for (int64_t d : shape)
     if (d <= 0) return InvalidArgument("weight " + ShapeToString(shape) + " has an empty dim");
-  const bool gemm = info.use != WeightUse::kConvFilter;
+  const WeightUseTraits& use = GetWeightUseTraits(info.use);
+  const bool gemm = use.matrix;
   if (gemm && shape.size() != 2)
     return InvalidArgument("GEMM weight " + ShapeToString(shape) + " is not a matrix");
   if (!gemm && shape.size() < 3)
@@ -61,8 +62,7 @@ Expected<std::optional<Layout>> PreferredWeightLayout(const TargetInfo& target, 
   if (target.gemm_isa[0] == '\0') {
     // IREE llvm-cpu: fixed 16-wide RHS column tiles for matmuls, nothing for convolutions.
     if (!gemm || target.matmul_panel <= 0) return std::optional<Layout>();
-    VT_ASSIGN_OR_RETURN(Layout l, GemmWeightPanels(shape, info.use == WeightUse::kGemmBTrans,
-                                                   target.matmul_panel));
+    VT_ASSIGN_OR_RETURN(Layout l, GemmWeightPanels(shape, use.b_trans, target.matmul_panel));
     return std::optional<Layout>(std::move(l));
   }
   // vtensor CPU targets: exactly the form the runtime's resolver packs on that ISA (one

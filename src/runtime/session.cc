@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <omp.h>
+#include <cstdio>
 #include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
@@ -21,6 +22,9 @@ std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
                                "fuse-attention", "fuse-rotary", "fuse-matmul-bias", "fuse-skip-norm"});
   return names;
 }
+
+// The file name of a model loaded from bytes (LoadFromBytes), in messages.
+constexpr const char kModelBytesLabel[] = "<model bytes>";
 
 Session::~Session() = default;
 
@@ -54,7 +58,19 @@ Expected<std::unique_ptr<Session>> Session::Create(
   VT_ASSIGN_OR_RETURN(s->runner_,
                       GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
   s->cache_->Finish();
+  s->WarnCacheMisses();
   return s;
+}
+
+void WriteCacheWarningToStderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+void Session::WarnCacheMisses() const {
+  if (!opts_.cache_warning) return;
+  // A model from bytes has no file to name in the `vtensor inspect` hint.
+  const bool in_memory = model_.path.empty() || model_.path.ends_with(kModelBytesLabel);
+  const std::string line =
+      CacheMissLine(cache_summary(), in_memory ? "" : model_.path, extension_error_);
+  if (!line.empty()) opts_.cache_warning(line);
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
@@ -73,6 +89,8 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   }
   VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
   s->extension_error_ = std::move(ext_error);
+  // Create had no entries to warn about; the unreadable extension is said here.
+  if (!s->extension_error_.empty()) s->WarnCacheMisses();
   return s;
 }
 
@@ -80,7 +98,7 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
                                                          const std::string& base_dir,
                                                          const SessionOptions& opts) {
   // Relative external locations resolve against the directory of the model's path.
-  const std::string label = "<model bytes>";
+  const std::string label = kModelBytesLabel;
   const std::string path = base_dir.empty() ? label : JoinPath(base_dir, label);
   if (data == nullptr) return InvalidArgument(label + ": data is null");
   // Protobuf parses zero bytes as an empty ModelProto; say what the caller gave instead.

@@ -49,6 +49,7 @@ int InspectCacheCommand(const InspectArgs& a) {
     fmt::print(stderr, "error: {}\n", so.status().message());
     return 2;
   }
+  so->cache_warning = nullptr;  // the report below says more than the warning
   auto s = Session::Load(a.model, *so);
   if (!s.ok()) {
     fmt::print(stderr, "error: {}\n", s.status().message());
@@ -61,7 +62,7 @@ int InspectCacheCommand(const InspectArgs& a) {
       entries.push_back({{"index", r.index}, {"source_name", r.source_name},
                          {"architecture", r.architecture}, {"type", r.type_name},
                          {"state", r.state == EntryState::kHit ? "HIT" : "MISS"},
-                         {"reason", r.reason}, {"detail", r.detail},
+                         {"reason", MissReasonCode(r.reason)}, {"detail", r.detail},
                          {"payload_bytes", r.payload_bytes}, {"verified", r.verified},
                          {"memo", r.memo}});
     nlohmann::json j = {{"model", a.model},

@@ -19,6 +19,7 @@
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/payload_digest.h"
+#include "vtensor/forms/weight_use.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt {
@@ -150,15 +151,17 @@ std::set<std::string> SourceNames(const onnx::GraphProto& main) {
   return out;
 }
 
-// Weights the packing kernels read (input 1 of MatMul, Gemm and Conv) among `sources`: the
-// progress bar's total (a weight no form applies to is skipped, so this is an upper bound).
+// Weights the packing kernels read (the weight-use table's consumers, forms/weight_use.h) among
+// `sources`: the progress bar's total (a weight no form applies to is skipped, so this is an
+// upper bound).
 size_t CountPackedWeights(const onnx::GraphProto& main, const std::set<std::string>& sources) {
   std::set<std::string> weights;
   ForEachGraph(main, [&](const onnx::GraphProto& g) {
     for (const auto& n : g.node())
-      if ((n.op_type() == "MatMul" || n.op_type() == "Gemm" || n.op_type() == "Conv") &&
-          n.input_size() > 1 && sources.count(n.input(1)))
-        weights.insert(n.input(1));
+      for (int i = 0; i < n.input_size(); ++i)
+        if (FindWeightConsumer(n.domain(), n.op_type(), static_cast<size_t>(i)) &&
+            sources.count(n.input(i)))
+          weights.insert(n.input(i));
   });
   return weights.size();
 }

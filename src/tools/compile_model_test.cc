@@ -3,7 +3,7 @@
 // bit-identical to the same model without the cache. Each fault (stale source, wrong device,
 // ABI bump, unknown type, format version bump, truncated / flipped / missing payload, device
 // index out of range, duplicate keys, unknown source, garbage extension bytes) must turn the
-// affected entries into MISS with the documented reason code (runtime/weight_cache.h) and
+// affected entries into MISS with the documented reason code (forms/weight_cache.h) and
 // leave the outputs bit-identical to a run without the cache. The verification memo is tested in
 // verify_memo_e2e_test.cc.
 #include "tools/compile_model.h"
@@ -178,7 +178,7 @@ class CompiledCacheTest : public ::testing::Test {
     for (const auto& r : o.report) {
       if (r.index == i) {
         EXPECT_EQ(r.state, EntryState::kMiss) << "entry " << i << " " << r.source_name;
-        EXPECT_EQ(r.reason, reason) << "entry " << i << ": " << r.detail;
+        EXPECT_EQ(MissReasonCode(r.reason), reason) << "entry " << i << ": " << r.detail;
         EXPECT_FALSE(r.detail.empty());
       } else if (others_hit) {
         EXPECT_EQ(r.state, EntryState::kHit) << "entry " << r.index << ": " << EntryStateText(r)
@@ -225,7 +225,7 @@ TEST_F(CompiledCacheTest, ExternalPayloadAllHitAndBitIdentical) {
   // The compiled model without its cache computes the same, with every entry not-selected.
   const Outcome off = LoadAndRun(compiled_, NoCache());
   ExpectSameOutputs(off);
-  for (const auto& r : off.report) EXPECT_EQ(r.reason, "not-selected");
+  for (const auto& r : off.report) EXPECT_STREQ(MissReasonCode(r.reason), "not-selected");
   // Payloads are 4096-aligned in the payload file (mmap-able).
   auto cm = ReadCompiledModel(compiled_);
   ASSERT_TRUE(cm.ok());
@@ -387,7 +387,7 @@ TEST_F(CompiledCacheTest, DuplicateKeysAreMalformed) {
   for (const auto& r : o.report) {
     if (r.source_name == "W_conv") {
       EXPECT_EQ(r.state, EntryState::kMiss) << r.index;
-      EXPECT_EQ(r.reason, "malformed") << r.index << ": " << r.detail;
+      EXPECT_STREQ(MissReasonCode(r.reason), "malformed") << r.index << ": " << r.detail;
     } else {
       EXPECT_EQ(r.state, EntryState::kHit) << r.index << ": " << r.detail;
     }
@@ -477,7 +477,7 @@ TEST_F(CompiledCacheTest, CompactProfileHitEqualsMiss) {
   for (const auto& r : exact.report) {
     if (r.index == mm || r.index == gm) {
       EXPECT_EQ(r.state, EntryState::kMiss) << r.source_name;
-      EXPECT_EQ(r.reason, "not-selected") << r.source_name;
+      EXPECT_STREQ(MissReasonCode(r.reason), "not-selected") << r.source_name;
     } else {
       EXPECT_EQ(r.state, EntryState::kHit) << r.source_name;
     }
@@ -552,7 +552,7 @@ TEST(CompiledCacheNBitsTest, PlanesHitAndFaultsMissPerPlane) {
   for (const auto& r : stale.report) {
     if (r.source_name == stale_name) {
       EXPECT_EQ(r.state, EntryState::kMiss);
-      EXPECT_EQ(r.reason, "digest-mismatch") << r.detail;
+      EXPECT_STREQ(MissReasonCode(r.reason), "digest-mismatch") << r.detail;
     } else {
       EXPECT_EQ(r.state, EntryState::kHit) << r.source_name << " " << r.detail;
     }
@@ -582,7 +582,7 @@ TEST(CompiledCacheNBitsTest, PlanesHitAndFaultsMissPerPlane) {
   const Outcome flipped = run(out, Verify(VerifyPolicy::kAlways));
   for (const auto& r : flipped.report) {
     if (r.index == codes) {
-      EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+      EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest") << r.detail;
     }
   }
   EXPECT_EQ(flipped.outputs, fresh.outputs);

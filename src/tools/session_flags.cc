@@ -20,6 +20,9 @@ void AddSessionFlags(CLI::App* cmd, SessionFlags* f) {
                 "kernels chose (microkernel row, KV cache layout)");
   cmd->add_flag("-v,--verbose", f->verbose,
                 "load decisions on stderr: chosen weight forms, compiled entries hit/miss, kernels");
+  cmd->add_flag("--quiet", f->quiet,
+                "no warning on stderr when compiled tensors were not used (payload file missing "
+                "or damaged, another profile or CPU)");
 }
 
 Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) {
@@ -39,6 +42,8 @@ Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads) 
   if (!verify) return InvalidArgument("--verify '" + f.verify + "': expected always, memo or never");
   so.cache.verify = *verify;
   so.cache.enabled = !f.no_cache;
+  // --explain and -v print the whole report, which says more than the warning.
+  if (f.quiet || f.explain || f.verbose) so.cache_warning = nullptr;
   return so;
 }
 

@@ -20,9 +20,10 @@ struct SessionFlags {
   bool no_cache = false;          // ignore compiled entries
   bool explain = false;           // print every weight decision and each entry's HIT/MISS
   bool verbose = false;           // -v: load decisions on stderr (PrintLoadDecisions)
+  bool quiet = false;             // no cache warning line on stderr (forms/cache_summary.h)
 };
 
-// Registers --verify, --profile, --arch, --no-cache, --explain, -v/--verbose on `cmd`.
+// Registers --verify, --profile, --arch, --no-cache, --explain, -v/--verbose, --quiet on `cmd`.
 void AddSessionFlags(CLI::App* cmd, SessionFlags* f);
 // Errors: InvalidArgument naming the flag for an unknown value or an ISA this CPU lacks.
 Expected<SessionOptions> MakeSessionOptions(const SessionFlags& f, int threads);

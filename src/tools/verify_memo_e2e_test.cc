@@ -133,7 +133,7 @@ class VerifyMemoE2eTest : public ::testing::Test {
       EXPECT_FALSE(r.memo) << r.index;
       if (r.state == EntryState::kMiss) {
         ++misses;
-        EXPECT_EQ(r.reason, "payload-digest") << r.detail;
+        EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest") << r.detail;
       }
     }
     EXPECT_EQ(misses, 1);

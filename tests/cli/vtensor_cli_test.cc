@@ -1,5 +1,6 @@
 // End-to-end tests of the `vtensor` CLI on well-formed models: exit codes 0 (pass) and
-// 1 (mismatch), the per-output report, `info` and `bench`, and command-line errors.
+// 1 (mismatch), the per-output report, `info` and `bench`, the cache warning, and command-line
+// errors.
 #include "cli_test_base.h"
 
 namespace vt::testing {
@@ -77,6 +78,46 @@ TEST_F(VtensorCli, BenchPrintsLatency) {
                           "start_clock:", "p90_ms:", "min_ms:", "first_run_cpu_ms:",
                           "median_cpu_ms:", "first_run_page_faults:", "run_page_faults:"})
     EXPECT_NE(r.output.find(key), std::string::npos) << "missing '" << key << "' in:\n" << r.output;
+}
+
+// y [2,4] = x [2,3] * w [3,4]: one MatMul weight, so `compile` writes one entry.
+onnx::ModelProto MatMulModel() {
+  onnx::ModelProto m = AddModel();
+  auto* g = m.mutable_graph();
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(4);
+  *g->mutable_initializer(0) = FloatTensor("w", {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  g->mutable_node(0)->set_op_type("MatMul");
+  return m;
+}
+
+// A compiled model copied without its .vtpack runs (every weight packed at load) and says so
+// in one line on stderr, unless --quiet; --explain and `inspect --cache` print the full report
+// instead; the compiled model beside its payload file says nothing.
+TEST_F(VtensorCli, UnusedCompiledTensorsWarnOnceUnlessQuiet) {
+  const std::string model = WriteModel(MatMulModel());
+  const std::string compiled = Path("m.vt.onnx");
+  EXPECT_EXIT_WITH(Vtensor({"compile", model, "-o", compiled, "--no-progress"}), 0, "");
+  const char* warning = "compiled tensors not used (payload-missing 1)";
+  auto full = Vtensor({"run", compiled});
+  EXPECT_EXIT_WITH(full, 0, "y  float32[2,4]");
+  EXPECT_EQ(full.output.find("vtensor: warning"), std::string::npos) << full.output;
+
+  std::filesystem::create_directories(Path("copy"));
+  const std::string copy = Path("copy/m.vt.onnx");
+  std::filesystem::copy_file(compiled, copy);
+  auto r = Vtensor({"run", copy});
+  EXPECT_EXIT_WITH(r, 0, warning);
+  EXPECT_NE(r.output.find("see `vtensor inspect " + copy + " --cache`"), std::string::npos)
+      << r.output;
+  const size_t first = r.output.find(warning);
+  EXPECT_EQ(r.output.find(warning, first + 1), std::string::npos) << "warned twice:\n" << r.output;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", copy, "--quiet"}, {"run", copy, "--explain"},
+        {"inspect", copy, "--cache"}}) {
+    auto q = Vtensor(args);
+    EXPECT_EQ(q.Describe(), "exit 0") << q.output;
+    EXPECT_EQ(q.output.find("vtensor: warning"), std::string::npos) << args[2] << ":\n" << q.output;
+  }
 }
 
 TEST_F(VtensorCli, UsageErrorsExitTwo) {

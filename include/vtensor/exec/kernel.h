@@ -94,7 +94,7 @@ class OpKernel {
 };
 
 // What a kernel factory may inspect when its node is prepared.
-class WeightProvider;  // runtime/weight_provider.h
+class WeightProvider;  // forms/weight_provider.h
 
 struct KernelInit {
   const Node& node;

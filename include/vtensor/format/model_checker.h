@@ -79,7 +79,7 @@ struct CheckOptions {
 std::vector<Finding> CheckCompiledModel(const CompiledModel& m, const CheckOptions& opts = {});
 
 // Worst-case decode error bound of an encoding, relative to the largest |value| of the
-// tensor: 0 for lossless encodings (exact comparison).
+// tensor: 0 for lossless encodings (exact comparison). EncodingTraits::decode_error.
 float DecodeErrorBound(Encoding e);
 
 // The --decode tolerance of type `t` for a source of element type `source`, relative to the
@@ -87,7 +87,8 @@ float DecodeErrorBound(Encoding e);
 // is the source's own, else DecodeErrorBound(layout encoding). A type without a layout
 // (several planes, e.g. format/planar_block_quant.h): the largest bound over its fields, where
 // integer planes are quantized values with scales: i4/u4 2/15, i8/u8 1/127 (a scale of
-// (max - min) / levels and round-to-nearest err by at most half a step).
+// (max - min) / levels and round-to-nearest err by at most half a step;
+// EncodingTraits::plane_error).
 float DecodeTolerance(const vtensor::StructTypeProto& t, DType source);
 
 }  // namespace vt

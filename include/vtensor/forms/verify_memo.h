@@ -55,6 +55,15 @@ std::string FormatMemo(const MemoKey& key, const std::vector<int>& verified);
 // nothing is trusted).
 std::optional<std::vector<int>> ParseMemo(const std::string& text, const MemoKey& key);
 
+// The memo directory: `configured` if set, else $VTENSOR_VERIFY_MEMO_DIR, else
+// $XDG_CACHE_HOME/vtensor/verify, else $HOME/.cache/vtensor/verify; "" when none is known.
+std::string MemoDirectory(const std::string& configured);
+
+// Writes `text` to the memo file `path` atomically (a temporary renamed over it), creating its
+// directory (mode 0700). Not fsync'ed: a memo lost or cut short by a crash fails its digest
+// and only means verifying again. Failures are ignored for the same reason.
+void WriteMemo(const std::string& path, const std::string& text);
+
 // Whether a memo may be recorded for `key` read from `read_started_ns` on: the files are
 // older than the racy margin and their identities are still `key` (stat'ed again now).
 bool MemoRecordable(const MemoKey& key, const std::set<std::string>& files, const std::string& abi,

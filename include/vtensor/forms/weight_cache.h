@@ -2,11 +2,13 @@
 // docs/compiled-tensors.md). A WeightCache applies the loading rules to every CompiledTensorProto
 // of a model
 // and hands kernel factories the payload of the one entry that matches the form the resolver
-// (runtime/weight_form.h) chose for a weight. Every entry ends in exactly one state:
+// (forms/weight_form.h) chose for a weight. Every entry ends in exactly one state:
 //
 //   HIT            the payload is used in place (external payloads memory-mapped read-only,
 //                  never copied); the kernel does no packing.
-//   MISS(reason)   ignored; the weight is packed from the original initializer. Reasons:
+//   MISS(reason)   ignored; the weight is packed from the original initializer. The reason is
+//                  a MissReason (forms/miss_reason.h, one per loading rule outcome); the
+//                  report prints its code:
 //     malformed               a required field is missing, or the (source, device, type) key
 //                             repeats another entry's, or the digest algorithm is unknown
 //     no-such-initializer     source_name names no initializer (nor Constant-node value)
@@ -29,6 +31,8 @@
 //                             is absent while verification is on
 //     not-selected            valid, but not the form this session resolves for the weight
 //                             (other profile or kernel), or no kernel packs that weight
+// The rules themselves are named functions in src/forms/loading_rules.h, applied in the order
+// above.
 //
 // Selection order: an entry can only hit for the form the resolver picks for the consuming
 // node on the session's architecture and profile, so a hit computes exactly what a miss
@@ -50,15 +54,21 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "vtensor/base/file.h"
 #include "vtensor/format/vtensor_ext.pb.h"
 #include "vtensor/graph/graph.h"
+#include "vtensor/forms/miss_reason.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/forms/weight_form.h"
 
 namespace vt {
+
+namespace loading {
+struct InitializerIndex;
+}  // namespace loading
 
 enum class VerifyPolicy : uint8_t { kAlways, kMemo, kNever };
 const char* VerifyPolicyName(VerifyPolicy p);  // "always", "memo", "never"
@@ -86,13 +96,13 @@ struct CacheEntryReport {
   int64_t payload_bytes = 0;
   std::string location;      // external payload file ("" inline)
   EntryState state = EntryState::kPending;
-  std::string reason;        // MISS reason code (see above); "" for HIT
+  MissReason reason = MissReason::kNone;  // why it missed; kNone for HIT
   std::string detail;        // human-readable explanation (the field, the values)
   bool verified = false;     // hashed in this load (always, or memo not yet recorded)
   bool memo = false;         // verification skipped thanks to the memo
 };
 
-// "HIT" or "MISS(reason)".
+// "HIT" or "MISS(code)" (MissReasonCode).
 std::string EntryStateText(const CacheEntryReport& r);
 
 class WeightCache {
@@ -122,7 +132,15 @@ class WeightCache {
  private:
   WeightCache() = default;
   struct Entry;
-  Status Verify(Entry& e, const Tensor& tensor);
+  using EntryKey = std::tuple<std::string, int, std::string>;  // (source, device, type name)
+  // Applies every structural loading rule to entry `i`; records its report and entry.
+  void Index(int i, const loading::InitializerIndex& inits, std::map<EntryKey, int>* keys);
+  // Marks entry `i`, whose key repeats entry `first`'s, and `first` itself as MISS(malformed).
+  void MarkDuplicate(int i, int first);
+  // The verification rules (hashing) for a pending entry: nullopt when it passes.
+  std::optional<CacheMiss> Verify(Entry& e, const Tensor& tensor);
+  // Reads the verification memo covering every file of this load.
+  void OpenMemo(const Model& model);
 
   std::shared_ptr<const vtensor::ModelExtension> ext_;
   IsaLevel isa_ = IsaLevel::kBaseline;
@@ -134,7 +152,6 @@ class WeightCache {
   std::set<std::string> memo_files_;  // files whose identity keys the memo
   MemoKey memo_key_;
   std::string memo_path_;            // "" when the memo is unusable
-  int64_t read_started_ns_ = 0;
   std::vector<int> memo_verified_;   // entries the memo already covers
   bool memo_dirty_ = false;
 };

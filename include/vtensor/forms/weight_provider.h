@@ -1,6 +1,6 @@
 // How kernel factories obtain packed weights: the one path from a
 // constant weight to the bytes a microkernel reads. For each weight the provider asks the
-// resolver (runtime/weight_form.h) for the session's form, takes the matching compiled entry
+// resolver (forms/weight_form.h) for the session's form, takes the matching compiled entry
 // from the cache when one passes the loading rules (a HIT: the payload is used in place), and
 // otherwise packs from the original initializer (a miss). Every decision is recorded, with
 // each rejected candidate's reason, for `--explain`.

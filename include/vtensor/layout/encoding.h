@@ -11,7 +11,10 @@
 //          DequantizeLinear / com.microsoft MatMulNBits with block_size 32, interleaved)
 //   q4_k   256-element super-block: 8 sub-blocks of 32 with 6-bit scales and mins, f16 d/dmin
 //          x = d * sc * q - dmin * m
-// Every format is added in exactly one place: the traits table in src/layout/encoding.cc.
+// Every format is added in one place: the traits table in src/layout/encoding.cc (its facts are
+// read there by the export, the checker and the layout text). The one switch elsewhere, the
+// portable decoder generator (src/format/struct_decoder.cc), lists every encoding without a
+// default, so the compiler names it when a format is added.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +58,16 @@ struct EncodingTraits {
   DType dtype;           // ONNX element type of a scalar/sub-byte encoding; kUndefined otherwise
   ToFloatFn to_float;
   FromFloatFn from_float;
+  // Block formats: the encoding of the scale each block carries (kF16, kF32); kUnspecified
+  // without one. `zero_point`: blocks also carry a zero point (or a min).
+  Encoding scale_encoding;
+  bool zero_point;
+  // Worst-case decode error relative to the tensor's largest |value| when a float32 source is
+  // stored in this encoding (0: exact), and the same for a plane of quantized values stored
+  // beside separate scales (i4/u4/i8/u8 planes: half a quantization step of (max - min) over the
+  // levels). The checker's --decode tolerance (format/model_checker.h).
+  float decode_error;
+  float plane_error;
 };
 
 // Traits of `e` (e != kCount). For kUnspecified: block 1, bytes 0, null functions.

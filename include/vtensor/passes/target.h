@@ -41,7 +41,8 @@ std::span<const TargetInfo> Targets();
 // Errors: InvalidArgument "unknown target 'T' (known: ...)".
 Expected<const TargetInfo*> FindTarget(std::string_view name);
 
-// WeightUse / WeightUseInfo: runtime/weight_form.h (the resolver decides every vtensor form).
+// WeightUse / WeightUseInfo: forms/weight_use.h (the resolver, forms/weight_form.h, decides
+// every vtensor form).
 
 // The layout `target` prefers for an f32 weight of `shape` used as `info` says, or nullopt
 // when the target keeps the stored row-major form (no preference). The layout has encoding

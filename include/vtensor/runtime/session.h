@@ -27,6 +27,7 @@
 // only, with an initializer.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,7 @@
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/tensor/value.h"
+#include "vtensor/forms/cache_summary.h"
 #include "vtensor/forms/weight_cache.h"
 #include "vtensor/forms/weight_provider.h"
 
@@ -44,6 +46,9 @@ class ModelExtension;
 }
 
 namespace vt {
+
+// Writes `line` and a newline to standard error (SessionOptions::cache_warning's default).
+void WriteCacheWarningToStderr(const std::string& line);
 
 struct SessionOptions {
   int threads = 1;  // OpenMP intra-op threads (>= 1)
@@ -57,13 +62,18 @@ struct SessionOptions {
   IsaLevel isa = HostIsa();
   // Which weight forms are allowed: exact (lossless, default) or compact (requantized).
   WeightProfile profile = WeightProfile::kExact;
-  // Compiled-tensor cache use and verification policy (runtime/weight_cache.h).
+  // Compiled-tensor cache use and verification policy (forms/weight_cache.h).
   CacheOptions cache;
   // Prepare only (`vtensor compile` for another CPU): `isa` need not run on this CPU; Run()
   // is then refused.
   bool prepare_only = false;
   // Called for every weight the session packs or takes from the cache (may be empty).
   WeightObserver weight_observer;
+  // Receives, once at creation, the one-line warning (forms/cache_summary.h CacheMissLine)
+  // when the model's compiled tensors left weights to be packed at load: a payload file not
+  // copied along, a damaged payload, entries for another profile or CPU, stale entries. The
+  // default writes it to standard error; empty: silent (cache_report() still says it all).
+  std::function<void(const std::string& line)> cache_warning = WriteCacheWarningToStderr;
 };
 
 class GraphRunner;
@@ -138,12 +148,17 @@ class Session {
   std::vector<std::pair<std::string, std::string>> kernel_notes() const;
   // Set when the model's fields 27-29 could not be parsed (all entries then ignored).
   const std::string& extension_error() const { return extension_error_; }
+  // The cache report summarised (forms/cache_summary.h): hits, and the misses that left
+  // weights packed at load by reason. Final once Create returns.
+  CacheSummary cache_summary() const { return SummarizeCache(cache_report()); }
 
  private:
   Session() = default;
   Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
                                          OpProfile* profile = nullptr) const;
   Status RunRefused() const;
+  // Passes CacheMissLine to opts_.cache_warning when there is something to report.
+  void WarnCacheMisses() const;
   std::string InputNames() const;   // for messages: 'a', 'b'
   std::string OutputNames() const;
   Model model_;

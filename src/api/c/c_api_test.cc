@@ -491,10 +491,13 @@ TEST(CApiOptions, BadValues) {
   ExpectError(VtSessionOptionsSetVerify(o, static_cast<VtVerifyPolicy>(9)), VT_INVALID_ARGUMENT,
               {"unknown verify policy 9"});
   ExpectError(VtSessionOptionsSetCache(nullptr, 1), VT_INVALID_ARGUMENT, {"options is NULL"});
+  ExpectError(VtSessionOptionsSetCacheWarning(nullptr, 0), VT_INVALID_ARGUMENT,
+              {"VtSessionOptionsSetCacheWarning", "options is NULL"});
   ExpectOk(VtSessionOptionsSetThreads(o, 2));
   ExpectOk(VtSessionOptionsSetProfile(o, VT_PROFILE_COMPACT));
   ExpectOk(VtSessionOptionsSetVerify(o, VT_VERIFY_MEMO));
   ExpectOk(VtSessionOptionsSetCache(o, 0));
+  ExpectOk(VtSessionOptionsSetCacheWarning(o, 0));
   VtSessionOptionsRelease(o);
 }
 

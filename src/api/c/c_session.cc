@@ -5,6 +5,7 @@
 // error status, not a use of freed memory, and a run in flight holds its session through a
 // shared_ptr, so a concurrent release frees it only when that run returns.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "api/c/c_status.h"
 #include "api/c/c_value.h"
+#include "vtensor/forms/miss_reason.h"
 #include "vtensor/runtime/session.h"
 
 struct VtSessionOptions {
@@ -222,6 +224,17 @@ VtStatus* VtSessionOptionsSetCache(VtSessionOptions* options, int enabled) {
   });
 }
 
+VtStatus* VtSessionOptionsSetCacheWarning(VtSessionOptions* options, int enabled) {
+  constexpr const char* fn = "VtSessionOptionsSetCacheWarning";
+  return Guard(fn, [&]() -> VtStatus* {
+    if (options == nullptr) return Invalid(fn, "options is NULL");
+    options->options.cache_warning =
+        enabled != 0 ? std::function<void(const std::string&)>(vt::WriteCacheWarningToStderr)
+                     : nullptr;
+    return nullptr;
+  });
+}
+
 VtStatus* VtSessionCreate(const char* path, const VtSessionOptions* options, VtSession** out) {
   constexpr const char* fn = "VtSessionCreate";
   return Guard(fn, [&]() -> VtStatus* {
@@ -354,7 +367,7 @@ VtStatus* VtSessionCacheEntry(const VtSession* session, size_t index, const char
     const vt::CacheEntryReport& e = report[index];
     if (source_name != nullptr) *source_name = e.source_name.c_str();
     if (hit != nullptr) *hit = e.state == vt::EntryState::kHit ? 1 : 0;
-    if (reason != nullptr) *reason = e.reason.c_str();
+    if (reason != nullptr) *reason = vt::MissReasonCode(e.reason);
     return nullptr;
   });
 }

@@ -9,7 +9,7 @@
 // the kNBitsRows units (rows p * 16 .. p * 16 + 15) back to back:
 //   dst unit (p, c, r) at ((p * cols + c) * kNBitsRows + r) * unit_bytes
 // Rows past n hold zero bytes. A pure byte permutation: lossless, deterministic, and exactly
-// the Layout the weight-form resolver records (runtime/weight_form.cc).
+// the Layout the weight-form resolver records (src/forms/rows/nbits_panels.cc).
 #pragma once
 
 #include <cstddef>

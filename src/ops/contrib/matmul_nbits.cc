@@ -15,7 +15,7 @@
 //
 // Fast path (bits 4, block_size a multiple of 32, constant weights, g_idx absent or the plain
 // k / bs): the three planes are prepacked into 16-row panels through the weight provider (so
-// `vtensor compile` caches them and a hit uses them in place; runtime/weight_form.h) and run
+// `vtensor compile` caches them and a hit uses them in place; forms/weight_form.h) and run
 // on the MatMulNBits kernel family (kernels/nbits). Anything else dequantizes B to f32 [N, K]
 // (once, at session creation, when the weights are constant) and runs the f32 GEMM.
 #include <algorithm>

@@ -61,11 +61,12 @@ class GemmKernel final : public OpKernel {
       isa_ = p.form.isa;
       has_panels_ = true;
     } else if (pw.ok() && pw->has_value() &&
-               (*pw)->form.kind == WeightFormKind::kS8GemmBPerChannel) {
+               (*pw)->form.kind == WeightFormKind::kS8GemmBPerChannel &&
+               (*pw)->form.field("scales") != nullptr) {
       // Compact profile: int8 panels + per-channel scales, dequantized block by block.
       const PreparedWeight& p = **pw;
       s8_.q = reinterpret_cast<const int8_t*>(p.bytes.data);
-      s8_.scales = reinterpret_cast<const float*>(p.bytes.data + p.form.extra_offset);
+      s8_.scales = reinterpret_cast<const float*>(p.bytes.data + p.form.field("scales")->offset);
       s8_.k = trans_b_ ? c : r;
       s8_.panel = static_cast<size_t>(p.form.panel);
       s8_bytes_ = p.bytes;

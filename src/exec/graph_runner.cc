@@ -200,6 +200,15 @@ void GraphRunner::PlanReleases(std::vector<int>* last_use) {
         const_value_[static_cast<size_t>(s)] == nullptr)
       plan_[static_cast<size_t>(lu)].release_after.push_back(s);
   }
+  // A run's slots die with it, so its outputs move out of them, unless an output appears
+  // twice (later copies read the slot) or is an initializer (shared by every run).
+  for (size_t i = 0; i < output_slots_.size(); ++i) {
+    const int s = output_slots_[i];
+    bool movable = s >= 0 && const_value_[static_cast<size_t>(s)] == nullptr;
+    for (size_t j = i + 1; j < output_slots_.size() && movable; ++j)
+      movable = output_slots_[j] != s;
+    output_move_.push_back(movable);
+  }
   // Outputs never consumed are released right after their producer.
   for (auto& np : plan_)
     for (int s : np.out_slots)
@@ -364,7 +373,9 @@ Expected<std::vector<Value>> GraphRunner::RunIn(std::vector<Value>& slots,
   result.reserve(output_slots_.size());
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     int s = output_slots_[i];
-    if (s >= 0) {
+    if (output_move_[i]) {
+      result.push_back(std::move(slots[static_cast<size_t>(s)]));
+    } else if (s >= 0) {
       result.push_back(*frame.At(s));
     } else {
       const Value* v = outer_vals[static_cast<size_t>(-2 - s)];

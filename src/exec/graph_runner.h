@@ -178,6 +178,7 @@ class GraphRunner {
   std::vector<int> outer_src_;
   std::vector<int> input_slots_;   // per graph.inputs
   std::vector<int> output_slots_;  // per graph.outputs (-2 - k for outer)
+  std::vector<bool> output_move_;  // per graph.outputs: the run's slot moves into the result
   size_t max_node_inputs_ = 0;  // sizes of the per-run input and output lists
   size_t max_node_outputs_ = 0;
   // Subgraphs prepared with this graph (read-only after Prepare).

@@ -86,9 +86,14 @@ Expected<std::vector<Value>> KernelContext::RunSubgraph(const Graph& graph,
 const Value* ExecFrame::Lookup(const std::string& name) const {
   for (const ExecFrame* f = this; f != nullptr; f = f->parent) {
     auto it = f->runner->slot_of_.find(name);
-    if (it != f->runner->slot_of_.end()) return &(*f->slots)[static_cast<size_t>(it->second)];
+    if (it != f->runner->slot_of_.end()) return f->At(it->second);
   }
   return nullptr;
+}
+
+const Value* ExecFrame::At(int s) const {
+  const Value* c = runner->const_value_[static_cast<size_t>(s)];
+  return c != nullptr ? c : &(*slots)[static_cast<size_t>(s)];
 }
 
 int GraphRunner::Slot(const std::string& n) {
@@ -109,11 +114,25 @@ int GraphRunner::Ref(const std::string& n) {
 }
 
 void GraphRunner::AssignSlots(const std::vector<size_t>& order) {
-  for (const auto& [n, t] : graph_->initializers) init_slots_.push_back({Slot(n), &t});
+  std::unordered_set<std::string> inputs;
+  for (const auto& in : graph_->inputs) inputs.insert(in.name);
+  std::vector<int> const_slots;
+  init_values_.reserve(graph_->initializers.size());  // const_value_ points into it
+  for (const auto& [n, t] : graph_->initializers) {
+    if (inputs.count(n)) {
+      init_slots_.push_back({Slot(n), &t});
+    } else {
+      const_slots.push_back(Slot(n));
+      init_values_.emplace_back(t);
+    }
+  }
   for (const auto& in : graph_->inputs) input_slots_.push_back(Slot(in.name));
   for (size_t idx : order)
     for (const auto& o : graph_->nodes[idx].outputs)
       if (!o.empty()) Slot(o);
+  const_value_.assign(static_cast<size_t>(num_slots_), nullptr);
+  for (size_t i = 0; i < const_slots.size(); ++i)
+    const_value_[static_cast<size_t>(const_slots[i])] = &init_values_[i];
 }
 
 void GraphRunner::PlanNodeSlots(size_t p, const Node& node, std::vector<int>* last_use) {
@@ -145,8 +164,24 @@ void GraphRunner::PrepareSubgraphs(const Node& node) {
     for (const auto& sg : a.graphs) subs.push_back(sg.get());
     for (const Graph* sg : subs)
       if (!subrunners_.count(sg))
-        if (auto sub = Prepare(*sg, *model_, provider_); sub.ok())
+        if (auto sub = Prepare(*sg, *model_, provider_); sub.ok()) {
+          sub.value()->BindOuter(*this);
           subrunners_.emplace(sg, std::move(sub).value());
+        }
+  }
+}
+
+void GraphRunner::BindOuter(const GraphRunner& owner) {
+  outer_owner_ = &owner;
+  outer_src_.assign(outer_names_.size(), -1);
+  for (size_t k = 0; k < outer_names_.size(); ++k) {
+    const std::string& n = outer_names_[k];
+    if (auto it = owner.slot_of_.find(n); it != owner.slot_of_.end()) {
+      outer_src_[k] = it->second;
+      continue;
+    }
+    for (size_t j = 0; j < owner.outer_names_.size(); ++j)
+      if (owner.outer_names_[j] == n) outer_src_[k] = -2 - static_cast<int>(j);
   }
 }
 
@@ -161,8 +196,18 @@ void GraphRunner::PlanReleases(std::vector<int>* last_use) {
   for (const auto& [s, t] : init_slots_) persistent.insert(s);
   for (int s = 0; s < num_slots_; ++s) {
     const int lu = (*last_use)[static_cast<size_t>(s)];
-    if (lu >= 0 && lu < steps && !persistent.count(s))
+    if (lu >= 0 && lu < steps && !persistent.count(s) &&
+        const_value_[static_cast<size_t>(s)] == nullptr)
       plan_[static_cast<size_t>(lu)].release_after.push_back(s);
+  }
+  // A run's slots die with it, so its outputs move out of them, unless an output appears
+  // twice (later copies read the slot) or is an initializer (shared by every run).
+  for (size_t i = 0; i < output_slots_.size(); ++i) {
+    const int s = output_slots_[i];
+    bool movable = s >= 0 && const_value_[static_cast<size_t>(s)] == nullptr;
+    for (size_t j = i + 1; j < output_slots_.size() && movable; ++j)
+      movable = output_slots_[j] != s;
+    output_move_.push_back(movable);
   }
   // Outputs never consumed are released right after their producer.
   for (auto& np : plan_)
@@ -211,7 +256,27 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
 Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::string, Value>& feeds,
                                               BufferPool* pool, int threads,
                                               OpProfile* profile) const {
-  return RunIn(feeds, nullptr, pool, threads, profile);
+  std::vector<Value> slots = NewSlots();
+  for (size_t i = 0; i < graph_->inputs.size(); ++i) {
+    auto it = feeds.find(graph_->inputs[i].name);
+    if (it != feeds.end()) slots[static_cast<size_t>(input_slots_[i])] = it->second;
+  }
+  return RunIn(slots, nullptr, pool, threads, profile);
+}
+
+std::vector<Value> GraphRunner::NewSlots() const {
+  std::vector<Value> slots(static_cast<size_t>(num_slots_));
+  for (const auto& [s, t] : init_slots_) slots[static_cast<size_t>(s)] = Value(*t);
+  return slots;
+}
+
+const Value* GraphRunner::OuterValue(size_t k, const ExecFrame& outer) const {
+  if (outer.runner == outer_owner_) {
+    const int src = outer_src_[k];
+    if (src >= 0) return outer.At(src);
+    if (src <= -2) return outer.outer_vals[static_cast<size_t>(-2 - src)];
+  }
+  return outer.Lookup(outer_names_[k]);
 }
 
 namespace {
@@ -251,22 +316,20 @@ Status GraphRunner::ComputeProfiled(const NodePlan& np, KernelContext& ctx,
   return st;
 }
 
-Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::string, Value>& feeds,
+Expected<std::vector<Value>> GraphRunner::RunIn(std::vector<Value>& slots,
                                                 const ExecFrame* outer, BufferPool* pool,
                                                 int threads, OpProfile* profile) const {
-  std::vector<Value> slots(static_cast<size_t>(num_slots_));
-  for (const auto& [s, t] : init_slots_) slots[static_cast<size_t>(s)] = Value(*t);
-  for (size_t i = 0; i < graph_->inputs.size(); ++i) {
-    auto it = feeds.find(graph_->inputs[i].name);
-    if (it != feeds.end()) slots[static_cast<size_t>(input_slots_[i])] = it->second;
-  }
-  const ExecFrame frame{this, &slots, outer, pool, outer ? outer->profile : profile,
-                        outer ? outer->depth + 1 : 0};
-
   std::vector<const Value*> outer_vals(outer_names_.size(), nullptr);
-  for (size_t k = 0; k < outer_names_.size(); ++k) {
-    outer_vals[k] = outer ? outer->Lookup(outer_names_[k]) : nullptr;
-  }
+  if (outer != nullptr)
+    for (size_t k = 0; k < outer_names_.size(); ++k) outer_vals[k] = OuterValue(k, *outer);
+  const ExecFrame frame{this,
+                        &slots,
+                        outer,
+                        pool,
+                        outer ? outer->profile : profile,
+                        outer ? outer->depth + 1 : 0,
+                        outer_vals.data()};
+
   // One input list and one output list per run, handed to each node in turn.
   std::vector<const Value*> ins;
   std::vector<Value> outs;
@@ -277,7 +340,7 @@ Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::st
     for (int s : np.in_slots) {
       const Value* v = nullptr;
       if (s >= 0) {
-        v = &slots[static_cast<size_t>(s)];
+        v = frame.At(s);
       } else if (s <= -2) {
         v = outer_vals[static_cast<size_t>(-2 - s)];
         if (v == nullptr)
@@ -310,8 +373,10 @@ Expected<std::vector<Value>> GraphRunner::RunIn(const std::unordered_map<std::st
   result.reserve(output_slots_.size());
   for (size_t i = 0; i < output_slots_.size(); ++i) {
     int s = output_slots_[i];
-    if (s >= 0) {
-      result.push_back(slots[static_cast<size_t>(s)]);
+    if (output_move_[i]) {
+      result.push_back(std::move(slots[static_cast<size_t>(s)]));
+    } else if (s >= 0) {
+      result.push_back(*frame.At(s));
     } else {
       const Value* v = outer_vals[static_cast<size_t>(-2 - s)];
       if (v == nullptr)
@@ -328,6 +393,7 @@ Expected<const GraphRunner*> GraphRunner::SubRunner(const Graph& g) const {
   auto it = lazy_->runners.find(&g);
   if (it == lazy_->runners.end()) {
     VT_ASSIGN_OR_RETURN(auto sub, Prepare(g, *model_, provider_));
+    sub->BindOuter(*this);
     it = lazy_->runners.emplace(&g, std::move(sub)).first;
   }
   return it->second.get();
@@ -340,9 +406,10 @@ Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
   if (inputs.size() > g.inputs.size())
     return InvalidArgument("subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
                            " inputs, got " + std::to_string(inputs.size()));
-  std::unordered_map<std::string, Value> feeds;
-  for (size_t i = 0; i < inputs.size(); ++i) feeds[g.inputs[i].name] = inputs[i];
-  return sub->RunIn(feeds, &at, at.pool, threads, nullptr);
+  std::vector<Value> slots = sub->NewSlots();
+  for (size_t i = 0; i < inputs.size(); ++i)
+    slots[static_cast<size_t>(sub->input_slots_[i])] = inputs[i];
+  return sub->RunIn(slots, &at, at.pool, threads, nullptr);
 }
 
 std::vector<std::pair<std::string, std::string>> GraphRunner::KernelNotes() const {

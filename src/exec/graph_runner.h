@@ -78,8 +78,12 @@ struct ExecFrame {
   BufferPool* pool;
   OpProfile* profile = nullptr;  // null: no timing (the default)
   int depth = 0;                 // subgraph nesting of this run (OpEvent::depth)
+  // This run's outer-scope values, one per runner->outer_names_ (null: not defined).
+  const Value* const* outer_vals = nullptr;
   // Value visible under `name` from this frame (own slots, then enclosing frames), or null.
   const Value* Lookup(const std::string& name) const;
+  // Value of own slot `s` (an initializer's prepared value, or the run's slot).
+  const Value* At(int s) const;
 };
 
 class GraphRunner {
@@ -139,9 +143,17 @@ class GraphRunner {
     std::unordered_map<const Graph*, std::unique_ptr<GraphRunner>> runners;
   };
 
-  Expected<std::vector<Value>> RunIn(const std::unordered_map<std::string, Value>& feeds,
-                                     const ExecFrame* outer, BufferPool* pool, int threads,
-                                     OpProfile* profile) const;
+  // A run's slots before its inputs are bound: initializers that a graph input may override
+  // are copied in, the others are read in place through const_value_.
+  std::vector<Value> NewSlots() const;
+  // Runs the plan on `slots` (inputs bound); `outer` is the enclosing run, or null.
+  Expected<std::vector<Value>> RunIn(std::vector<Value>& slots, const ExecFrame* outer,
+                                     BufferPool* pool, int threads, OpProfile* profile) const;
+  // The value outer name k resolves to in the enclosing run `outer`.
+  const Value* OuterValue(size_t k, const ExecFrame& outer) const;
+  // Resolves outer names against `owner`, the runner whose runs enclose this one's, once, so a
+  // run finds them by index rather than by name.
+  void BindOuter(const GraphRunner& owner);
   // Compute() of plan step `np` with an OpEvent for `frame.profile`.
   Status ComputeProfiled(const NodePlan& np, KernelContext& ctx, const std::vector<Value>& outs,
                          const ExecFrame& frame) const;
@@ -154,9 +166,19 @@ class GraphRunner {
   int num_slots_ = 0;
   std::vector<NodePlan> plan_;
   std::vector<std::string> outer_names_;
+  // Initializers that are also graph inputs (a feed overrides them): copied into each run.
   std::vector<std::pair<int, const Tensor*>> init_slots_;
+  // Every other initializer, wrapped once at Prepare; const_value_[slot] points at it (null
+  // for slots a run writes), so a run neither copies nor releases them.
+  std::vector<Value> init_values_;
+  std::vector<const Value*> const_value_;
+  // Per outer name: where the enclosing runner `outer_owner_` holds it (>= 0 its slot, <= -2
+  // its outer name -2 - k), or -1: looked up by name.
+  const GraphRunner* outer_owner_ = nullptr;
+  std::vector<int> outer_src_;
   std::vector<int> input_slots_;   // per graph.inputs
   std::vector<int> output_slots_;  // per graph.outputs (-2 - k for outer)
+  std::vector<bool> output_move_;  // per graph.outputs: the run's slot moves into the result
   size_t max_node_inputs_ = 0;  // sizes of the per-run input and output lists
   size_t max_node_outputs_ = 0;
   // Subgraphs prepared with this graph (read-only after Prepare).

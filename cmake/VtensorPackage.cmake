@@ -60,7 +60,9 @@ set(VT_PUBLIC_HEADERS
   tensor/storage.h tensor/tensor.h tensor/value.h
   format/tensor_proto.h
   graph/graph.h graph/type_info.h graph/onnx_import.h
-  forms/weight_cache.h forms/weight_form.h forms/weight_provider.h)
+  forms/weight_cache.h forms/weight_form.h forms/weight_provider.h
+  forms/cache_summary.h forms/miss_reason.h forms/verify_memo.h forms/conv_mode.h forms/isa.h
+  forms/weight_profile.h forms/weight_use.h)
 foreach(h ${VT_PUBLIC_HEADERS})
   get_filename_component(dir ${h} DIRECTORY)
   install(FILES ${PROJECT_SOURCE_DIR}/include/vtensor/${h}

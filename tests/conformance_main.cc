@@ -202,7 +202,10 @@ int main(int argc, char** argv) {
     ++ran;
     std::string reason = RunIsolated(dir, timeout_s);
     bool ok = reason.empty();
-    bool xfail = expected.count(name) > 0;
+    auto x = expected.find(name);
+    bool xfail = x != expected.end();
+    // An unseeded random operator matches numpy's draw only by chance: either outcome is fine.
+    bool random = xfail && x->second.rfind("random output", 0) == 0;
     if (ok) ++passed; else ++failed;
     if (list_failures) {
       if (!ok) std::printf("%s %s\n", name.c_str(), reason.c_str());
@@ -211,7 +214,7 @@ int main(int argc, char** argv) {
     if (!ok && !xfail) {
       ++unexpected_fail;
       std::printf("UNEXPECTED FAIL %s: %s\n", name.c_str(), reason.c_str());
-    } else if (ok && xfail) {
+    } else if (ok && xfail && !random) {
       ++unexpected_pass;
       std::printf("UNEXPECTED PASS %s (remove it from the expected-failure list)\n", name.c_str());
     }

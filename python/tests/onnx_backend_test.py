@@ -79,8 +79,12 @@ def main():
 
     backend_test = onnx.backend.test.BackendTest(vtensor.backend, __name__)
     expected = read_expected()
-    for name in expected:
-        backend_test.xfail(f"^{name}_cpu$")
+    for name, (_, reason) in expected.items():
+        # An unseeded random operator matches numpy's draw only by chance: not run.
+        if reason.startswith("random output"):
+            backend_test.exclude(f"^{name}_cpu$")
+        else:
+            backend_test.xfail(f"^{name}_cpu$")
     # The runner adds a CPU and a CUDA test per case; only the CPU ones of the cases that need
     # no download are run. (BackendTest.test_suite would sort its test classes, which Python 3
     # cannot compare.)

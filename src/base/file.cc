@@ -74,8 +74,10 @@ std::string DirName(const std::string& path) {
 std::string JoinPath(const std::string& dir, const std::string& rel) {
   if (rel.empty()) return dir;
   if (rel[0] == '/' || dir.empty()) return rel;
-  if (dir.back() == '/') return dir + rel;
-  return dir + "/" + rel;
+  std::string joined = dir;
+  if (dir.back() != '/') joined += '/';
+  joined += rel;
+  return joined;
 }
 
 void ReleaseMappedPages(const void* data, size_t n) {

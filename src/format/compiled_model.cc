@@ -62,7 +62,7 @@ Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size,
       return InvalidArgument(path + ": field 27/28/29 (struct_types/devices/compiled_tensors) "
                                     "is malformed");
     // Protobuf keeps a field of the wrong wire type as unknown instead of failing.
-    const auto& left = m.ext.GetReflection()->GetUnknownFields(m.ext);
+    const auto& left = Ext::GetReflection()->GetUnknownFields(m.ext);
     for (int i = 0; i < left.field_count(); ++i)
       if (IsExtensionField(left.field(i).number()))
         return InvalidArgument(path + ": field " + std::to_string(left.field(i).number()) +

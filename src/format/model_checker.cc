@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <vector>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -22,7 +23,6 @@ namespace vt {
 
 namespace {
 
-using vtensor::CompiledTensorProto;
 using vtensor::StructTypeProto;
 
 class Checker {
@@ -394,7 +394,7 @@ class Checker {
       const float want = static_cast<float>(tensor->GetDouble(k));
       const float have = (*got)[static_cast<size_t>(k)];
       const bool ok = (std::isnan(want) && std::isnan(have)) ||
-                      (rel == 0 ? std::memcmp(&want, &have, 4) == 0 : std::fabs(want - have) <= bound);
+                      (rel == 0 ? std::bit_cast<uint32_t>(want) == std::bit_cast<uint32_t>(have) : std::fabs(want - have) <= bound);
       if (!ok) {
         Add(Severity::kError, "decode-mismatch", i, field,
             "element " + std::to_string(k) + ": decoded " + std::to_string(have) + ", initializer " +

@@ -25,7 +25,7 @@ class ModelCheckerTest : public ::testing::Test {
 
   // Applies `mutate` to a fresh copy of the well-formed model and expects exactly one finding.
   void ExpectOnly(const char* rule, Severity sev, const std::function<void(CompiledModel&)>& mutate,
-                  CheckOptions opts = {}) {
+                  const CheckOptions& opts = {}) {
     CompiledModel m = CompiledMatMulModel(dir_);
     mutate(m);
     auto fs = CheckCompiledModel(m, opts);

@@ -45,7 +45,7 @@ Expected<Planes> PlanesOf(const PlanarBlockQuantSpec& s) {
 }
 
 void AddField(vtensor::StructTypeProto& t, const char* name, const char* enc,
-              std::vector<int64_t> shape, int64_t offset) {
+              const std::vector<int64_t>& shape, int64_t offset) {
   auto* f = t.add_fields();
   f->set_name(name);
   f->set_encoding(enc);

@@ -206,9 +206,12 @@ Status StreamExternal(const onnx::TensorProto& tp, const StreamedTensor& t,
       char* end = nullptr;
       errno = 0;
       long long x = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != 0 || errno != 0 || x < 0)
-        return InvalidArgument(where + ": field external_data: key '" + kv.key() +
-                               "' has invalid value '" + v + "'");
+      if (v.empty() || *end != 0 || errno != 0 || x < 0) {
+        std::string msg = where;
+        msg.append(": field external_data: key '").append(kv.key());
+        msg.append("' has invalid value '").append(v).append("'");
+        return InvalidArgument(msg);
+      }
       *out = x;
       return Status::Ok();
     };

@@ -36,7 +36,7 @@ std::string Digest(const onnx::TensorProto& tp, DigestAlgorithm a = DigestAlgori
   return d.ok() ? Hex(*d) : "";
 }
 
-onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims,
+onnx::TensorProto FloatTensor(const std::string& name, const std::vector<int64_t>& dims,
                               std::vector<float> v, bool raw) {
   onnx::TensorProto tp;
   tp.set_name(name);

@@ -272,13 +272,13 @@ Status InlineLocalFunctions(onnx::GraphProto* gp, const onnx::ModelProto& mp, in
       }
       for (auto& in : *n.mutable_input()) {
         if (in.empty()) continue;
-        auto r = rename.find(in);
-        in = r != rename.end() ? r->second : prefix + in;
+        if (auto r = rename.find(in); r != rename.end()) in = r->second;
+        else in.insert(0, prefix);
       }
       for (auto& o : *n.mutable_output()) {
         if (o.empty()) continue;
-        auto r = rename.find(o);
-        o = r != rename.end() ? r->second : prefix + o;
+        if (auto r = rename.find(o); r != rename.end()) o = r->second;
+        else o.insert(0, prefix);
       }
       if (!n.name().empty()) n.set_name(prefix + n.name());
       *body.add_node() = n;
@@ -329,7 +329,7 @@ Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string
   }
 
   ExternalDataResolver resolver(DirName(path.empty() ? std::string("./x") : path));
-  TensorContext ctx{path, &resolver, mp == &mp_in ? owner : nullptr};
+  TensorContext ctx{path, &resolver, mp == &mp_in ? std::move(owner) : nullptr};
   VT_ASSIGN_OR_RETURN(m.graph, ImportGraph(mp->graph(), m, nullptr, ctx));
 
   if (opts.infer_shapes) {

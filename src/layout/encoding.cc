@@ -307,13 +307,13 @@ static_assert(RowsFollowTheEnum(), "kTraits needs one row per Encoding, in enum 
 
 }  // namespace
 
-void Q4KScaleMin(const uint8_t* q, int j, uint8_t* sc, uint8_t* m) {
+void Q4KScaleMin(const uint8_t* scales, int j, uint8_t* sc, uint8_t* m) {
   if (j < 4) {
-    *sc = q[j] & 63;
-    *m = q[j + 4] & 63;
+    *sc = scales[j] & 63;
+    *m = scales[j + 4] & 63;
   } else {
-    *sc = static_cast<uint8_t>((q[j + 4] & 15) | ((q[j - 4] >> 6) << 4));
-    *m = static_cast<uint8_t>((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+    *sc = static_cast<uint8_t>((scales[j + 4] & 15) | ((scales[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
   }
 }
 

@@ -79,7 +79,7 @@ TEST(LayoutTest, FactoryCanonicalizesToStrided) {
 }
 
 TEST(LayoutTest, FactoryRejectsInvalidSpecs) {
-  auto err = [](LayoutSpec s) { return Layout::Make(s).status().message(); };
+  auto err = [](const LayoutSpec& s) { return Layout::Make(s).status().message(); };
   EXPECT_NE(err({{4}, Encoding::kF32, {{1, 1, 1}}}).find("levels[0]: dim 1 outside rank 1"),
             std::string::npos);
   EXPECT_NE(err({{8}, Encoding::kF32, {{0, 4, 1}, {0, 3, 4}}}).find("does not divide"),
@@ -98,7 +98,8 @@ TEST(LayoutTest, FactoryRejectsInvalidSpecs) {
 
 TEST(LayoutTest, GemmPanelsMatchHandFormulaAndAreDense) {
   for (int64_t panel : {16, 32}) {
-    for (auto [k, n] : std::vector<std::pair<int64_t, int64_t>>{{7, 16}, {17, 33}, {5, 1}, {3, 64}}) {
+    for (auto [k_, n] : std::vector<std::pair<int64_t, int64_t>>{{7, 16}, {17, 33}, {5, 1}, {3, 64}}) {
+      const int64_t k = k_;  // a lambda below captures it (clang 14 cannot capture a binding)
       auto l = GemmColumnPanels(k, n, panel);
       ASSERT_TRUE(l.ok()) << l.status().ToString();
       const int64_t npad = (n + panel - 1) / panel * panel;

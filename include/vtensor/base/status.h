@@ -109,12 +109,12 @@ class [[nodiscard]] Expected {
     ::vt::Status _vt_st = (expr);                             \
     if (!_vt_st.ok()) return std::move(_vt_st).WithContext(ctx); \
   } while (0)
-
+// NOLINTBEGIN(bugprone-macro-parentheses): tmp names a variable, lhs may declare one (auto x).
 #define VT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.take_status();       \
   lhs = std::move(tmp).value()
-
+// NOLINTEND(bugprone-macro-parentheses)
 // VT_ASSIGN_OR_RETURN(auto x, FunctionReturningExpected());
 #define VT_ASSIGN_OR_RETURN(lhs, expr) \
   VT_ASSIGN_OR_RETURN_IMPL(VT_CONCAT(_vt_exp_, __LINE__), lhs, expr)

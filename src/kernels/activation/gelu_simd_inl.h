@@ -23,11 +23,11 @@ namespace {
 namespace gelu_simd {
 
 // ln(FLT_MIN): e^x below it is subnormal and is flushed to 0.
-constexpr float kExpMinArg = -87.33654475f;
+inline constexpr float kExpMinArg = -87.33654475f;
 // Beyond it erfc(z) < 1e-40: the kErf tail is 0 (or exactly v) in f32.
-constexpr float kErfcMaxArg = 9.5f;
+inline constexpr float kErfcMaxArg = 9.5f;
 
-constexpr float kErfcPoly[10] = {-1.265426993e+00f, 9.982050657e-01f,  3.903157413e-01f,
+inline constexpr float kErfcPoly[10] = {-1.265426993e+00f, 9.982050657e-01f,  3.903157413e-01f,
                                  1.703952812e-02f,  5.286306143e-02f,  -1.772421598e-01f,
                                  -5.792785883e-01f, 1.069087029e+00f,  -6.436987519e-01f,
                                  1.381359696e-01f};

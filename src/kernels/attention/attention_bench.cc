@@ -217,8 +217,9 @@ int main(int argc, char** argv) {
           }
     for (bool causal : {false, true})
       for (size_t d : {64, 128}) {
-        const std::string name = std::string(k.name) + "/prefill" + (causal ? "_causal" : "") +
-                                 "/" + pre + "x" + pre + "/D" + std::to_string(d);
+        std::string name = k.name;
+        name.append("/prefill").append(causal ? "_causal" : "").append("/").append(pre);
+        name.append("x").append(pre).append("/D").append(std::to_string(d));
         benchmark::RegisterBenchmark(name.c_str(), [&k, d, causal](benchmark::State& s) {
           Prefill(s, &k, d, causal);
         });

@@ -26,7 +26,7 @@ namespace vt::kernels {
 namespace {
 namespace attention_simd {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Where one tile of the call stands: rows [r0, r0 + mr) of the flattened heads x rows, the
 // key block starting at j0 (score tile column 0), each row's visible keys [ra, rb) inside the

@@ -5,14 +5,7 @@
 namespace vt::kernels {
 namespace {
 
-// The AVX2 row also widens f16 K / V rows with F16C.
-bool CpuHasAvx2F16c() {
-#if defined(__x86_64__) || defined(__i386__)
-  return CpuHasAvx2() && __builtin_cpu_supports("f16c");
-#else
-  return false;
-#endif
-}
+// The AVX2 row also widens f16 K / V rows with F16C (CpuHasAvx2F16c).
 
 const AttentionKernel kAll[] = {
     {"attention_f32f16kv_f32_8x128_avx512", "avx512", 8, 128, attention_f32f16kv_f32_8x128_avx512,

@@ -6,6 +6,9 @@
 // also checks that the OS saves the vector state (XCR0).
 #pragma once
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <cstdlib>
 #include <span>
 #include <string_view>
@@ -36,6 +39,17 @@ inline bool CpuHasAvx512Vnni() {
 inline bool CpuHasAvx2() {
 #if defined(__x86_64__) || defined(__i386__)
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+// AVX2 rows whose file is also compiled with -mf16c (f16 <-> f32 conversions). F16C is read
+// from CPUID leaf 1 (ECX bit 29): not every compiler's __builtin_cpu_supports knows "f16c".
+inline bool CpuHasAvx2F16c() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return CpuHasAvx2() && __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 #else
   return false;
 #endif

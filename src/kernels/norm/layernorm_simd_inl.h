@@ -20,7 +20,7 @@ namespace {
 namespace layernorm_simd {
 
 // Multiplying a tail vector by LoadN(kOnes, len) zeroes its lanes past the row.
-alignas(64) constexpr float kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+alignas(64) inline constexpr float kOnes[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 
 // s over [i, i + len) (len <= kLanes; len < kLanes reads only len elements).
 template <class T, bool kFull>

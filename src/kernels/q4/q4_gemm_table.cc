@@ -9,13 +9,7 @@ namespace {
 
 constexpr auto Avx512Supported = CpuHasAvx512;
 // The AVX2 row's file also uses F16C (scale conversion); the VNNI row's also VBMI (vpermt2b).
-bool Avx2Supported() {
-#if defined(__x86_64__) || defined(__i386__)
-  return CpuHasAvx2() && __builtin_cpu_supports("f16c");
-#else
-  return false;
-#endif
-}
+constexpr auto Avx2Supported = CpuHasAvx2F16c;
 bool Avx512VnniSupported() {
 #if defined(__x86_64__) || defined(__i386__)
   return CpuHasAvx512Vnni() && __builtin_cpu_supports("avx512vbmi");

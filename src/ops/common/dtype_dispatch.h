@@ -67,7 +67,7 @@ Status DispatchElem(DType t, F&& f) {
   };
 #define VT_ELEM_CASE(DT, T, SET)                     \
   case DT:                                           \
-    if constexpr ((Set & (SET)) != 0) return f(T{}); \
+    if constexpr ((Set & (SET)) != 0) return f(T{}); /* NOLINT(bugprone-macro-parentheses): a type */ \
     return unsupported();
   switch (t) {
     VT_ELEM_CASE(DType::kFloat32, float, kSetFloat)

@@ -80,12 +80,12 @@ void Fold(const T* x, int64_t outer, int64_t reduce, int64_t inner, A init, Map 
 // Max/min that propagate NaN like numpy's maximum.reduce.
 template <typename T>
 T MaxProp(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return (a >= b || a != a) ? a : b;
+  if constexpr (std::is_floating_point_v<T>) return (a >= b || std::isnan(a)) ? a : b;
   else return a >= b ? a : b;
 }
 template <typename T>
 T MinProp(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) return (a <= b || a != a) ? a : b;
+  if constexpr (std::is_floating_point_v<T>) return (a <= b || std::isnan(a)) ? a : b;
   else return a <= b ? a : b;
 }
 

@@ -51,11 +51,11 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return s;
 }
 
-Tensor CastTensor(const Tensor& in, DType to) {
+Tensor CastTensor(const Tensor& t, DType to) {
   // Numeric casts cannot fail; the full conversion table lives in ops/cast.h.
-  auto r = CastTo(in, to);
+  auto r = CastTo(t, to);
   if (r.ok()) return std::move(r).value();
-  return Tensor::Zeros(to, in.shape());
+  return Tensor::Zeros(to, t.shape());
 }
 
 Tensor ToFloat32(const Tensor& t) { return CastTensor(t, DType::kFloat32); }

@@ -177,17 +177,17 @@ Status StoreDouble(DType dt, void* dst, double v) {
   });
 }
 
-std::vector<float> TensorToFloats(const Tensor& in) {
-  Tensor t = in.Contiguous();
-  const int64_t n = t.numel();
+std::vector<float> TensorToFloats(const Tensor& t) {
+  const Tensor c = t.Contiguous();
+  const int64_t n = c.numel();
   std::vector<float> v(static_cast<size_t>(n));
-  if (t.dtype() == DType::kFloat32) {
-    if (n) std::memcpy(v.data(), t.data<float>(), static_cast<size_t>(n) * 4);
-  } else if (t.dtype() == DType::kFloat16) {
-    const uint16_t* p = t.data<uint16_t>();
+  if (c.dtype() == DType::kFloat32) {
+    if (n) std::memcpy(v.data(), c.data<float>(), static_cast<size_t>(n) * 4);
+  } else if (c.dtype() == DType::kFloat16) {
+    const uint16_t* p = c.data<uint16_t>();
     for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = HalfToFloat(p[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(t.GetDouble(i));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<float>(c.GetDouble(i));
   }
   return v;
 }

@@ -28,7 +28,7 @@ uint16_t DoubleToBFloat16(double d);
 template <typename I, typename F>
 inline I FloatToInt(F v) {
   static_assert(std::is_integral_v<I> && std::is_floating_point_v<F>);
-  if (!(v == v)) return 0;
+  if (std::isnan(v)) return 0;
   if constexpr (std::is_same_v<I, uint64_t>) {
     if (v >= static_cast<F>(18446744073709551616.0)) return std::numeric_limits<uint64_t>::max();
     if (v >= static_cast<F>(9223372036854775808.0)) return static_cast<uint64_t>(v);

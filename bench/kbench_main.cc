@@ -25,6 +25,10 @@
 //                                  kernels/nbits panels (f32 activations); judged against the
 //                                  read floor of its three planes (informational);
 //   nbits4_q8/M=1/K=N=4096         the same with int8 activations (accuracy_level 4, VNNI).
+//   nbits4_q8/M=2|16|32|128/K=N=4096 prefill shapes: /ours is the driver as the runtime calls
+//                                  it (the tile pair from kNBitsTileMinRows rows on), /rows
+//                                  the same q8 row without its tile pair (the MR-row
+//                                  microkernel per 8 rows); compare their GFLOP/s.
 //   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
 // Decode rows rotate over enough weight copies to exceed the last-level cache
 // (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a
@@ -424,7 +428,7 @@ NBitsLayout NBitsBytes() {
   return l;
 }
 
-void NBitsOurs(benchmark::State& st, size_t m, bool q8) {
+void NBitsOurs(benchmark::State& st, size_t m, bool q8, bool tile = true) {
   const size_t K = kDecodeK, N = kDecodeN, kb = K / kNBitsBlock, kzb = (kb + 1) / 2;
   const NBitsLayout l = NBitsBytes();
   AlignedVector<uint8_t> packed(l.total, 0);
@@ -442,7 +446,8 @@ void NBitsOurs(benchmark::State& st, size_t m, bool q8) {
   std::vector<AlignedVector<uint8_t>> copies(Copies(l.total), packed);
   const auto x = RandomVector<float>(m * K, 8);
   std::vector<float> y(m * N);
-  const vk::NBitsGemmKernel& kr = q8 ? vk::DefaultNBitsQ8GemmKernel() : vk::DefaultNBitsGemmKernel();
+  vk::NBitsGemmKernel kr = q8 ? vk::DefaultNBitsQ8GemmKernel() : vk::DefaultNBitsGemmKernel();
+  if (!tile) kr.q8_unpack = nullptr, kr.q8_tile = nullptr;
   size_t i = 0;
   for (auto _ : st) {
     vk::NBitsPanel w;
@@ -454,7 +459,9 @@ void NBitsOurs(benchmark::State& st, size_t m, bool q8) {
     benchmark::DoNotOptimize(y.data());
     i = (i + 1) % copies.size();
   }
-  st.SetLabel(std::string(kr.name) + " x" + std::to_string(copies.size()) + " copies");
+  const bool tiled = kr.q8_tile != nullptr && m >= vk::kNBitsTileMinRows;
+  st.SetLabel(std::string(kr.name) + (tiled ? " tile" : "") + " x" +
+              std::to_string(copies.size()) + " copies");
   SetRates(st, 2.0 * m * N * K, double(l.total));
 }
 
@@ -650,6 +657,11 @@ int main(int argc, char** argv) {
   reg("int4/M=1/K=N=4096/ours", [](benchmark::State& st) { Int4Ours(st, 1); });
   reg("nbits4/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, false); });
   reg("nbits4_q8/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, true); });
+  for (size_t m : {size_t{2}, size_t{16}, size_t{32}, size_t{128}}) {
+    const std::string row = "nbits4_q8/M=" + std::to_string(m) + "/K=N=4096";
+    reg(row + "/ours", [m](benchmark::State& st) { NBitsOurs(st, m, true); });
+    reg(row + "/rows", [m](benchmark::State& st) { NBitsOurs(st, m, true, false); });
+  }
   const size_t q4_bytes =
       vk::Q4_0PackedBytes(kDecodeN, kDecodeK, vk::DefaultQ4_0GemmKernel().rows);
   for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes, NBitsBytes().total})

@@ -12,7 +12,9 @@
 // thread count. f32 rows: each Y row is within the twin's bound (nbits_ukernel.h). q8 rows
 // (accuracy_level 4): the driver quantizes the pair-ordered activations with NBitsQuantizeXQ8
 // (one scale per weight block), and the result is bit-identical to NBitsQ8GemmReference on
-// those blocks.
+// those blocks. From kNBitsTileMinRows rows on, a q8 row with a tile pair unpacks each panel
+// once per call into a per-thread buffer of NBitsUnpackedBytes(kb, bs) bytes and runs the tile
+// (same bits).
 // Subnormals are flushed to zero while the kernels run.
 // Preconditions (programming errors, asserted): bs % 32 == 0, K <= kb * bs.
 #pragma once

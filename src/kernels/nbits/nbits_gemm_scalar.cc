@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "kernels/nbits/nbits_ukernel.h"
 
@@ -66,6 +67,17 @@ void NBitsQuantizeXQ8(size_t m, size_t k, size_t bs, const float* x, size_t ldx,
         out.d = d;
       }
     }
+}
+
+void nbits_quantize_q8_scalar(size_t m, size_t K, size_t kb, size_t bs, const float* x,
+                              size_t ldx, Q4Q8Block* xq, size_t ldxq) {
+  const size_t ldp = kb * bs;
+  std::vector<float> xp(ldp);
+  for (size_t i = 0; i < m; ++i) {
+    std::fill(xp.begin(), xp.end(), 0.0f);
+    for (size_t k = 0; k < K; ++k) xp[(k / 32) * 32 + (k & 1) * 16 + (k % 32) / 2] = x[i * ldx + k];
+    NBitsQuantizeXQ8(1, ldp, bs, xp.data(), ldp, xq + i * ldxq);
+  }
 }
 
 void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,

@@ -9,11 +9,13 @@ namespace {
 constexpr size_t kNumQ8 = 3;
 const NBitsGemmKernel kAll[] = {
     {"gemm_nbits4_q8_8x16_avx512vnni", "avx512vnni", kNBitsMaxMr, nullptr, CpuHasAvx512Vnni,
-     gemm_nbits4_q8_8x16_avx512vnni},
+     gemm_nbits4_q8_8x16_avx512vnni, nbits4_unpack_q8_avx512vnni,
+     gemm_nbits4u_q8_8x16_avx512vnni, nbits_quantize_q8_avx512},
     {"gemm_nbits4_q8_8x16_avx2", "avx2", kNBitsMaxMr, nullptr, CpuHasAvx2,
-     gemm_nbits4_q8_8x16_avx2},
+     gemm_nbits4_q8_8x16_avx2, nullptr, nullptr, nbits_quantize_q8_scalar},
     {"gemm_nbits4_q8_8x16_scalar", "portable", kNBitsMaxMr, nullptr, AlwaysSupported,
-     NBitsQ8GemmReference},
+     NBitsQ8GemmReference, nbits4_unpack_q8_scalar, gemm_nbits4u_q8_8x16_scalar,
+     nbits_quantize_q8_scalar},
     {"gemm_nbits4_f32_8x16_avx512", "avx512", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx512,
      CpuHasAvx512},
     {"gemm_nbits4_f32_8x16_avx2", "avx2", kNBitsMaxMr, gemm_nbits4_f32_8x16_avx2, CpuHasAvx2},

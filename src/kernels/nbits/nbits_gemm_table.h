@@ -21,7 +21,21 @@ struct NBitsGemmKernel {
   NBitsGemmUkernelFn ukernel;  // f32 rows; null on q8 rows
   bool (*supported)();  // run-time CPU (and OS state) check
   NBitsGemmQ8UkernelFn q8_ukernel = nullptr;  // q8 rows (activations by NBitsQuantizeXQ8)
+  // q8 rows with a tile pair (nbits_ukernel.h, "q8 tile rows"): the driver runs calls of
+  // M >= kNBitsTileMinRows through it (bit-identical to q8_ukernel); null: q8_ukernel always.
+  NBitsUnpackQ8Fn q8_unpack = nullptr;
+  NBitsGemmQ8TileFn q8_tile = nullptr;
+  // q8 rows: the activation quantizer of the row's ISA (every one gives the same blocks).
+  NBitsQuantizeQ8Fn q8_quantize = nullptr;
 };
+
+// Fewest activation rows for which the driver unpacks a panel for the tile pair. The unpack
+// streams the codes and then the tile computes, where the MR-row microkernel overlaps the two,
+// and on the AVX-512 VNNI machine of docs/genai.md both spend the same 8 vpdpbusd per row and
+// chunk, which bound them: vtensor-kbench nbits4_q8 (K = N = 4096, CPU ms, /ours tile vs /rows)
+// M = 128 17.6 vs 20.8 (median of 6 interleaved), M = 32 5.9 vs 4.4, M = 16 3.0 vs 2.5,
+// M = 2 1.34 vs 0.66.
+constexpr size_t kNBitsTileMinRows = 64;
 
 // All rows: the q8 rows first, then the f32 rows fastest first; the last row is portable.
 std::span<const NBitsGemmKernel> NBitsGemmKernels();

@@ -2,12 +2,15 @@
 // twin, on odd sizes, every zero-point kind and several block sizes.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "kernels/nbits/nbits_gemm.h"
 #include "kernels/nbits/nbits_pack.h"
+#include "vtensor/base/aligned_alloc.h"
 
 namespace vt::kernels {
 namespace {
@@ -195,6 +198,94 @@ TEST(NBitsGemmTest, Q8RowsAreBitIdenticalToTheirTwin) {
     }
 }
 
+// The unpack of every tile pair: each code at the position nbits_ukernel.h gives it, for
+// several block sizes and odd block counts.
+TEST(NBitsGemmTest, UnpackPlacesEveryCode) {
+  std::mt19937 g(13);
+  for (const auto& kernel : NBitsGemmKernels()) {
+    if (!kernel.supported() || kernel.q8_unpack == nullptr) continue;
+    for (size_t bs : {32, 64, 128, 256})
+      for (size_t kb : {1, 3, 7}) {
+        Planes p = MakePlanes(16, kb * bs, bs, NBitsZeroPoints::kNone, g);
+        AlignedVector<uint8_t> u(NBitsUnpackedBytes(kb, bs), 0xEE);
+        kernel.q8_unpack(kb, bs, p.p_codes.data(), u.data());
+        const size_t chunks = bs / 32;
+        for (size_t r = 0; r < 16; ++r)
+          for (size_t kk = 0; kk < kb * bs; ++kk) {
+            const size_t b = kk / bs, c = (kk % bs) / 32, e = kk % 32;
+            const size_t pos = (e & 1) * 16 + e / 2;  // pair order
+            const uint8_t byte = p.codes[(r * kb + b) * (bs / 2) + (kk % bs) / 2];
+            const uint8_t want = (kk & 1) != 0 ? byte >> 4 : byte & 15;
+            const size_t dword = 4 * (r % 4) + r / 4;
+            ASSERT_EQ(u[((b * chunks + c) * 8 + pos / 4) * 64 + dword * 4 + pos % 4], want)
+                << kernel.name << " bs=" << bs << " kb=" << kb << " row " << r << " k " << kk;
+          }
+      }
+  }
+}
+
+// Every tile pair against the q8 twin, called directly (unpack, then the tile per MR rows) on
+// every row count 1..kNBitsMaxMr, odd panel widths and every zero-point kind: bit-identical.
+TEST(NBitsGemmTest, TilesAreBitIdenticalToTheQ8Twin) {
+  std::mt19937 g(17);
+  std::uniform_real_distribution<float> xd(-1.5f, 1.5f);
+  struct Case { size_t nc, k, bs; };
+  const Case cases[] = {{16, 32, 32}, {1, 96, 32}, {7, 200, 64}, {15, 257, 128}, {16, 768, 256}};
+  for (const auto zk : {NBitsZeroPoints::kNone, NBitsZeroPoints::kU4, NBitsZeroPoints::kF32})
+    for (const Case& c : cases) {
+      Planes p = MakePlanes(c.nc, c.k, c.bs, zk, g);
+      const size_t m = kNBitsMaxMr, ldp = p.kb * c.bs, ldq = ldp / 32, ldy = 19;
+      std::vector<float> x(m * c.k), bias(16);
+      for (auto& v : x) v = xd(g);
+      for (auto& v : bias) v = xd(g);
+      const std::vector<float> xp = PairOrder(x, m, c.k, c.k, ldp);
+      std::vector<Q4Q8Block> xq(m * ldq);
+      NBitsQuantizeXQ8(m, ldp, c.bs, xp.data(), ldp, xq.data());
+      for (const auto& kernel : NBitsGemmKernels()) {
+        if (!kernel.supported() || kernel.q8_tile == nullptr) continue;
+        AlignedVector<uint8_t> u(NBitsUnpackedBytes(p.kb, c.bs));
+        kernel.q8_unpack(p.kb, c.bs, p.p_codes.data(), u.data());
+        for (size_t mr = 1; mr <= m; ++mr)
+          for (const float* bp : {static_cast<const float*>(nullptr), static_cast<const float*>(bias.data())}) {
+            std::vector<float> y(mr * ldy, -7.0f), want(mr * ldy, -7.0f);
+            kernel.q8_tile(mr, c.nc, p.kb, c.bs, xq.data(), ldq, u.data(), p.Panel(), bp,
+                           y.data(), ldy);
+            NBitsQ8GemmReference(mr, c.nc, p.kb, c.bs, xq.data(), ldq, p.Panel(), bp,
+                                 want.data(), ldy);
+            for (size_t i = 0; i < y.size(); ++i)
+              ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(want[i]))
+                  << kernel.name << " mr=" << mr << " nc=" << c.nc << " k=" << c.k
+                  << " bs=" << c.bs << " zp=" << static_cast<int>(zk) << " at " << i;
+          }
+      }
+    }
+}
+
+// Through the driver, a row with its tile pair and the same row without it give the same bits
+// for every M (below kNBitsTileMinRows the row's own microkernel, from it on the tile).
+TEST(NBitsGemmTest, DriverTileMatchesTheRowWithoutIt) {
+  std::mt19937 g(19);
+  std::uniform_real_distribution<float> xd(-1.0f, 1.0f);
+  Planes p = MakePlanes(37, 160, 32, NBitsZeroPoints::kU4, g);
+  for (const auto& kernel : NBitsGemmKernels()) {
+    if (!kernel.supported() || kernel.q8_tile == nullptr) continue;
+    NBitsGemmKernel plain = kernel;
+    plain.q8_unpack = nullptr;
+    plain.q8_tile = nullptr;
+    for (size_t m : {size_t{1}, size_t{9}, kNBitsTileMinRows, kNBitsTileMinRows + 1,
+                     kNBitsTileMinRows + 7}) {
+      std::vector<float> x(m * 160);
+      for (auto& v : x) v = xd(g);
+      std::vector<float> y(m * 37), want(m * 37);
+      NBitsGemm(kernel, m, 37, 160, 32, x.data(), 160, p.Panel(), nullptr, y.data(), 37);
+      NBitsGemm(plain, m, 37, 160, 32, x.data(), 160, p.Panel(), nullptr, want.data(), 37);
+      for (size_t i = 0; i < y.size(); ++i)
+        ASSERT_EQ(std::bit_cast<uint32_t>(y[i]), std::bit_cast<uint32_t>(want[i]))
+            << kernel.name << " m=" << m << " at " << i;
+    }
+  }
+}
+
 // The activation quantizer: one scale per weight block, d = amax / 127, |x - d q| <= 0.5001 d,
 // neg8sum = -8 * sum q per 32-element chunk; an all-zero block gives zeros.
 TEST(NBitsGemmTest, QuantizerUsesOneScalePerBlock) {
@@ -224,6 +315,37 @@ TEST(NBitsGemmTest, QuantizerUsesOneScalePerBlock) {
         }
       }
   }
+}
+
+// Every row's quantizer (logical order in) gives NBitsQuantizeXQ8's blocks on the pair-ordered,
+// zero-padded rows, byte for byte, on odd K (a short last block, a short last chunk), with a
+// zero row and values that sit on rounding ties.
+TEST(NBitsGemmTest, RowQuantizersMatchTheDefinition) {
+  std::mt19937 g(23);
+  std::uniform_real_distribution<float> xd(-4.0f, 4.0f);
+  for (size_t bs : {32, 64, 128})
+    for (size_t k : {1, 7, 17, 33, 100, 257}) {
+      const size_t m = 3, ldx = k + 5, kb = (k + bs - 1) / bs, ldp = kb * bs, ldq = ldp / 32;
+      std::vector<float> x(m * ldx);
+      for (auto& v : x) v = xd(g);
+      for (size_t kk = 0; kk < k; ++kk) x[ldx + kk] = 0.0f;                  // row 1: zeros
+      for (size_t kk = 0; kk < k; ++kk) x[2 * ldx + kk] = 0.5f * static_cast<float>(kk % 9);
+      std::vector<float> xl(m * k);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t kk = 0; kk < k; ++kk) xl[i * k + kk] = x[i * ldx + kk];
+      const std::vector<float> xp = PairOrder(xl, m, k, k, ldp);
+      std::vector<Q4Q8Block> want(m * ldq);
+      NBitsQuantizeXQ8(m, ldp, bs, xp.data(), ldp, want.data());
+      for (const auto& kernel : NBitsGemmKernels()) {
+        if (!kernel.supported() || kernel.q8_quantize == nullptr) continue;
+        std::vector<Q4Q8Block> got(m * ldq);
+        std::memset(got.data(), 0x5A, got.size() * sizeof(Q4Q8Block));
+        kernel.q8_quantize(m, k, kb, bs, x.data(), ldx, got.data(), ldq);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(Q4Q8Block)), 0)
+              << kernel.name << " bs=" << bs << " k=" << k << " block " << i;
+      }
+    }
 }
 
 // The portable row equals the twin bit for bit (it is the twin's arithmetic), forced through

@@ -126,6 +126,20 @@ using NBitsGemmQ8UkernelFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs
 // order, into k / 32 blocks per row at xq + i * (k / 32). Run under FTZ|DAZ by the driver.
 void NBitsQuantizeXQ8(size_t m, size_t k, size_t bs, const float* x, size_t ldx, Q4Q8Block* xq);
 
+// The driver's quantizer of the q8 rows: m rows of K logical-order floats at x + i * ldx,
+// zero-padded to kb * bs columns, reordered into pair order and quantized exactly as
+// NBitsQuantizeXQ8 defines (the same blocks, bit for bit), into kb * bs / 32 blocks per row at
+// xq + i * ldxq. Run under FTZ|DAZ by the driver. Finite activations (as NBitsQuantizeXQ8).
+using NBitsQuantizeQ8Fn = void (*)(size_t m, size_t K, size_t kb, size_t bs, const float* x,
+                                   size_t ldx, Q4Q8Block* xq, size_t ldxq);
+// Portable: each row reordered and padded into a buffer, then NBitsQuantizeXQ8.
+void nbits_quantize_q8_scalar(size_t m, size_t K, size_t kb, size_t bs, const float* x,
+                              size_t ldx, Q4Q8Block* xq, size_t ldxq);
+// AVX-512F/BW/VL/DQ (nbits_quantize_avx512.cc): the same arithmetic on 16 lanes (roundscale
+// to nearest even, the reorder by two-source permutes), no buffer.
+void nbits_quantize_q8_avx512(size_t m, size_t K, size_t kb, size_t bs, const float* x,
+                              size_t ldx, Q4Q8Block* xq, size_t ldxq);
+
 // Scalar reference twin of the q8 rows.
 void NBitsQ8GemmReference(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
                           size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
@@ -144,5 +158,45 @@ void gemm_nbits4_q8_8x16_avx512vnni(size_t mr, size_t nc, size_t kb, size_t bs,
 void gemm_nbits4_q8_8x16_avx2(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
                               size_t ldxq, const NBitsPanel& w, const float* bias, float* y,
                               size_t ldy);
+
+// ---- q8 tile rows: M > 1 (prefill) over a panel's codes unpacked once per call ----
+//
+// The rows above split each chunk's code bytes into nibbles again for every MR rows and reduce
+// every dot across lanes per activation row. For M > 1 the driver instead unpacks a panel's
+// codes once into u8 "k-quads" (one code per byte, 4 consecutive pair-order activations of one
+// row in one dword, the 16 rows of the panel in the 16 dwords of a 64-byte line), then every
+// activation row runs against that buffer with no nibble split and no lane reduction. For
+// block b, chunk c, quad t (0..7), row r, byte j (0..3) the code of pair-order activation
+// p = 4 t + j (p < 16: low nibble of code byte p, the even element 2 p; p >= 16: high nibble
+// of code byte p - 16, the odd element) sits in dword d(r) = 4 (r % 4) + r / 4 (the order a
+// 4 x 4 dword transpose inside each 128-bit lane leaves the rows in; it is its own inverse):
+//   u[((b * bs / 32 + c) * 8 + t) * 64 + d(r) * 4 + j]       (NBitsUnpackedBytes(kb, bs) bytes)
+// A tile microkernel computes exactly the q8 arithmetic above (the same int_c, term and
+// accumulation order), so every tile row is bit-identical to NBitsQ8GemmReference.
+constexpr size_t NBitsUnpackedBytes(size_t kb, size_t bs) { return kb * bs * kNBitsRows; }
+
+// Unpacks one panel's codes (kb blocks of bs / 2 bytes per row, the panel layout above) into u
+// (64-byte aligned, NBitsUnpackedBytes(kb, bs) bytes).
+using NBitsUnpackQ8Fn = void (*)(size_t kb, size_t bs, const uint8_t* codes, uint8_t* u);
+// Tile microkernel: mr <= kNBitsMaxMr activation rows (as the q8 rows take them) against one
+// unpacked panel `u`; scales and zero points come from `w` (codes unused); nc <= 16 rows of y.
+using NBitsGemmQ8TileFn = void (*)(size_t mr, size_t nc, size_t kb, size_t bs,
+                                   const Q4Q8Block* xq, size_t ldxq, const uint8_t* u,
+                                   const NBitsPanel& w, const float* bias, float* y, size_t ldy);
+
+// Portable unpack and tile (nbits_tile_scalar.cc): the layout and arithmetic above in plain
+// C++, the twins of the AVX-512 pair.
+void nbits4_unpack_q8_scalar(size_t kb, size_t bs, const uint8_t* codes, uint8_t* u);
+void gemm_nbits4u_q8_8x16_scalar(size_t mr, size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq,
+                                 size_t ldxq, const uint8_t* u, const NBitsPanel& w,
+                                 const float* bias, float* y, size_t ldy);
+// AVX-512F/BW/VL/DQ + VNNI (nbits_tile_avx512vnni.cc): the unpack transposes each chunk's
+// code dwords inside 128-bit lanes and splits the nibbles; the tile runs 8 vpdpbusd per row and
+// chunk (one broadcast activation quad against 16 rows each), no lane reduction.
+void nbits4_unpack_q8_avx512vnni(size_t kb, size_t bs, const uint8_t* codes, uint8_t* u);
+void gemm_nbits4u_q8_8x16_avx512vnni(size_t mr, size_t nc, size_t kb, size_t bs,
+                                     const Q4Q8Block* xq, size_t ldxq, const uint8_t* u,
+                                     const NBitsPanel& w, const float* bias, float* y,
+                                     size_t ldy);
 
 }  // namespace vt::kernels

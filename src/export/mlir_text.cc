@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt::mlir {
 
 std::string ElementType(DType t) {
@@ -22,6 +24,12 @@ std::string ElementType(DType t) {
     case DType::kUInt32: return "ui32";
     case DType::kUInt64: return "ui64";
     case DType::kBool: return "i1";
+    // MLIR 16 builtin types for the small ONNX types (docs/dtypes.md); the fnuz float8 types
+    // (MLIR 17) and float4e2m1 have none there.
+    case DType::kFloat8E4M3FN: return "f8E4M3FN";
+    case DType::kFloat8E5M2: return "f8E5M2";
+    case DType::kInt4: return "i4";
+    case DType::kUInt4: return "ui4";
     default: return "";
   }
 }
@@ -35,6 +43,8 @@ std::string TensorType(DType t, const Shape& shape, std::string_view encoding) {
 }
 
 std::string FloatLiteral(double v, DType t) {
+  if (IsFloat8DType(t) && (std::isnan(v) || std::isinf(v)))
+    return fmt::format("0x{:02X}", FloatToFloat8(t, v, /*saturate=*/false));
   if (std::isnan(v) || std::isinf(v)) {
     switch (t) {
       case DType::kFloat64: {
@@ -94,7 +104,11 @@ std::string ElementLiteral(const Tensor& t, int64_t i) {
     case DType::kFloat32:
     case DType::kFloat16:
     case DType::kBFloat16:
-    case DType::kFloat64: return FloatLiteral(t.GetDouble(i), t.dtype());
+    case DType::kFloat64:
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ: return FloatLiteral(t.GetDouble(i), t.dtype());
     case DType::kUInt64: {
       uint64_t v;
       std::memcpy(&v, static_cast<const uint8_t*>(t.raw_data()) + i * 8, 8);

@@ -178,9 +178,27 @@ Status Clip(NodeContext& cx) {
   return Status::Ok();
 }
 
+// Casts into the small types (docs/dtypes.md): stablehlo.convert leaves their overflow to the
+// implementation, so only the saturating float8e4m3fn / float8e5m2 casts from a float are
+// exported (clamped to +-max first, which is what saturate=1 gives them, Inf included);
+// casts out of the small types are exact and convert directly.
+Status CastToSmall(NodeContext& cx, const Val& x, DType to) {
+  const bool saturate = cx.node().GetInt("saturate", 1) != 0;
+  if (!(to == DType::kFloat8E4M3FN || to == DType::kFloat8E5M2) || !saturate ||
+      !(IsFloatDType(x.dtype) || IsFloat8DType(x.dtype)))
+    return Unimplemented(std::string("Cast from ") + DTypeName(x.dtype) + " to " + DTypeName(to) +
+                         (saturate ? "" : " with saturate=0") +
+                         " is not exported (only saturating float -> float8e4m3fn / float8e5m2)");
+  const double max = to == DType::kFloat8E4M3FN ? 448.0 : 57344.0;
+  Val c = cx.e().Clamp(cx.e().Splat(-max, x.dtype, x.shape), x, cx.e().Splat(max, x.dtype, x.shape));
+  cx.Set(0, cx.e().Convert(c, to));
+  return Status::Ok();
+}
+
 Status Cast(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   const DType to = cx.OutDType(0);
+  if (to != x.dtype && (IsFloat8DType(to) || IsSubByteDType(to))) return CastToSmall(cx, x, to);
   if (to == DType::kBool && x.dtype != DType::kBool) {
     cx.Set(0, cx.e().Compare("NE", x, cx.e().Splat(0, x.dtype, x.shape)));
   } else {

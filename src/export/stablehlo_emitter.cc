@@ -32,15 +32,15 @@ std::string DimList(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
-bool IsFloat(DType dt) { return IsFloatDType(dt); }
+bool IsFloat(DType dt) { return IsFloatDType(dt) || IsFloat8DType(dt); }
 
 // Scalar literal of `v` in `dt`, saturating infinities for integers.
 std::string ScalarLiteral(double v, DType dt) {
   if (IsFloat(dt)) return mlir::FloatLiteral(v, dt);
   if (dt == DType::kBool) return v != 0 ? "true" : "false";
   const bool is_unsigned = dt == DType::kUInt8 || dt == DType::kUInt16 || dt == DType::kUInt32 ||
-                           dt == DType::kUInt64;
-  const int bits = static_cast<int>(DTypeSize(dt)) * 8;
+                           dt == DType::kUInt64 || dt == DType::kUInt4;
+  const int bits = dt == DType::kInt4 || dt == DType::kUInt4 ? 4 : static_cast<int>(DTypeSize(dt)) * 8;
   if (std::isinf(v) || std::abs(v) >= 9.2e18) {
     if (is_unsigned) {
       if (v < 0) return "0";

@@ -7,6 +7,7 @@
 #include "vtensor/export/layout_attr.h"
 #include "vtensor/graph/tensor_meta.h"
 #include "vtensor/layout/layout_pack.h"
+#include "vtensor/layout/nibble_pack.h"
 #include "vtensor/layout/layout_text.h"
 #include "vtensor/passes/static_shapes.h"
 
@@ -143,6 +144,11 @@ class Exporter {
         if (!bytes.ok()) return bytes.take_status().WithContext("value '" + name + "'");
         p.bytes = std::move(*bytes);
         p.layout_text = LayoutToText(*layout);
+      } else if (IsSubByteDType(t.dtype())) {
+        // Parameter files hold i4 / ui4 packed two per byte, as ONNX does (docs/dtypes.md).
+        p.bytes.resize(DTypeFileBytes(t.dtype(), dense.numel()));
+        PackNibbles(static_cast<const uint8_t*>(dense.raw_data()), dense.numel(), p.bytes.data());
+        if (layout) p.layout_text = LayoutToText(*layout);
       } else {
         const auto* b = static_cast<const uint8_t*>(dense.raw_data());
         p.bytes.assign(b, b + dense.nbytes());

@@ -378,11 +378,13 @@ class Checker {
     ctx.external = &resolver_;
     auto tensor = TensorFromProto(src, ctx);
     if (!tensor.ok()) return skip(tensor.status().message());
-    // 8-bit integer sources (MatMulNBits codes and zero points) are compared as exact floats.
-    if (!IsFloatDType(tensor->dtype()) && tensor->dtype() != DType::kUInt8 &&
-        tensor->dtype() != DType::kInt8)
-      return skip(std::string("initializer is ") + DTypeName(tensor->dtype()) +
-                  " (only float and 8-bit integer sources are decoded)");
+    // 8- and 4-bit integer sources (MatMulNBits codes and zero points) and the float8 /
+    // float4e2m1 types are compared as the exact floats they hold.
+    const DType sdt = tensor->dtype();
+    if (!IsFloatDType(sdt) && sdt != DType::kUInt8 && sdt != DType::kInt8 &&
+        !IsFloat8DType(sdt) && !IsSubByteDType(sdt))
+      return skip(std::string("initializer is ") + DTypeName(sdt) +
+                  " (only float and 8- or 4-bit integer sources are decoded)");
     auto got = Decoded(i, t, tensor->shape(), bytes, size);
     if (!got) return;
     const int64_t n = tensor->numel();

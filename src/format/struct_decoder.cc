@@ -82,12 +82,18 @@ Status DecodeBlocks(FunctionBuilder& b, const Layout& l) {
     case Encoding::kQ4_K:
       return Unimplemented(std::string("decoder: encoding ") + t.name +
                            " is not generated (sub-block scales packed in 6-bit fields)");
+    case Encoding::kF4E2M1:
+      return Unimplemented(std::string("decoder: encoding ") + t.name + " is not generated");
     case Encoding::kUnspecified:
     case Encoding::kF32:
     case Encoding::kF16:
     case Encoding::kBF16:
     case Encoding::kI8:
     case Encoding::kU8:
+    case Encoding::kF8E4M3FN:
+    case Encoding::kF8E4M3FNUZ:
+    case Encoding::kF8E5M2:
+    case Encoding::kF8E5M2FNUZ:
     case Encoding::kCount:
       return Internal(std::string("decoder: encoding ") + t.name + " has no blocks to decode");
   }

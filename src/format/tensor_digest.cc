@@ -13,6 +13,7 @@
 #include "vtensor/base/blake3.h"
 #include "vtensor/format/tensor_proto.h"
 #include "vtensor/tensor/tensor.h"
+#include "vtensor/layout/nibble_pack.h"
 
 namespace vt {
 
@@ -353,6 +354,12 @@ Expected<std::string> TensorDigest(const Tensor& t, DigestAlgorithm a, const Byt
           w.Flush();
           consumed(p + off, len);
         }
+      } else if (IsSubByteDType(t.dtype())) {
+        // In memory one element per byte (layout/dtype.h); the digest is over ONNX's packed
+        // bytes, so a tensor and the initializer it came from digest alike (docs/digest.md).
+        std::vector<uint8_t> packed(DTypeFileBytes(t.dtype(), c.numel()));
+        PackNibbles(static_cast<const uint8_t*>(c.raw_data()), c.numel(), packed.data());
+        PutRaw(w, packed.data(), packed.size(), static_cast<int32_t>(t.dtype()), c.numel());
       } else {
         PutRaw(w, static_cast<const uint8_t*>(c.raw_data()), c.nbytes(),
                static_cast<int32_t>(t.dtype()), c.numel());

@@ -4,6 +4,9 @@
 
 #include <cstring>
 #include <limits>
+#include <vector>
+
+#include "vtensor/layout/nibble_pack.h"
 
 namespace vt {
 
@@ -49,7 +52,8 @@ struct ProtoHeader {
   DType dt = DType::kUndefined;
   Shape shape;
   int64_t numel = 1;
-  size_t bytes = 0;
+  size_t bytes = 0;       // in memory
+  size_t file_bytes = 0;  // in raw_data / external data (4-bit types packed two per byte)
 };
 
 Expected<ProtoHeader> ReadHeader(const onnx::TensorProto& tp, const TensorContext& ctx) {
@@ -69,7 +73,17 @@ Expected<ProtoHeader> ReadHeader(const onnx::TensorProto& tp, const TensorContex
   }
   if (tp.has_segment()) return Unimplemented(h.where + ": field segment: segmented tensors");
   h.bytes = static_cast<size_t>(h.numel) * DTypeSize(h.dt);
+  h.file_bytes = DTypeFileBytes(h.dt, h.numel);
   return h;
+}
+
+// A 4-bit tensor (uint4, int4, float4e2m1) from its packed bytes: unpacked one per byte, the
+// in-memory form (layout/dtype.h).
+Tensor UnpackedTensor(const onnx::TensorProto& tp, const ProtoHeader& h, const uint8_t* packed) {
+  Tensor t = Tensor::Empty(h.dt, h.shape);
+  t.set_name(tp.name());
+  UnpackNibbles(h.dt, packed, h.numel, static_cast<uint8_t*>(t.raw_mutable_data()));
+  return t;
 }
 
 // data_location EXTERNAL: a read-only view of the mapped file. Errors: external data not
@@ -97,7 +111,7 @@ Expected<Tensor> ExternalTensor(const onnx::TensorProto& tp, const TensorContext
   if (location.empty()) return InvalidArgument(where + ": field external_data: no location");
   auto mf = ctx.external->Map(location);
   if (!mf.ok()) return mf.take_status().WithContext(where + ": field external_data");
-  const size_t fsize = (*mf)->size(), want = h.bytes;
+  const size_t fsize = (*mf)->size(), want = h.file_bytes;
   if (offset < 0 || static_cast<size_t>(offset) > fsize)
     return OutOfRange(where + ": field external_data: offset " + std::to_string(offset) +
                       " outside '" + location + "' (" + std::to_string(fsize) + " bytes)");
@@ -109,6 +123,8 @@ Expected<Tensor> ExternalTensor(const onnx::TensorProto& tp, const TensorContext
     return OutOfRange(where + ": field external_data: bytes [" + std::to_string(offset) + ", " +
                       std::to_string(offset + static_cast<int64_t>(want)) + ") outside '" +
                       location + "' (" + std::to_string(fsize) + " bytes)");
+  if (IsSubByteDType(h.dt))
+    return UnpackedTensor(tp, h, static_cast<const uint8_t*>((*mf)->data()) + offset);
   auto storage = Storage::FromMap(*mf, static_cast<size_t>(offset), want);
   Tensor t(h.dt, Layout::Contiguous(h.shape), storage);
   t.set_name(tp.name());
@@ -121,10 +137,13 @@ Expected<Tensor> RawDataTensor(const onnx::TensorProto& tp, const TensorContext&
                                const ProtoHeader& h) {
   if (h.dt == DType::kString)
     return InvalidArgument(h.where + ": field raw_data: string tensors must use string_data");
-  if (tp.raw_data().size() != h.bytes)
+  if (tp.raw_data().size() != h.file_bytes)
     return InvalidArgument(h.where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
-                           " bytes, expected " + std::to_string(h.bytes) + " for " +
-                           DTypeName(h.dt) + ShapeToString(h.shape));
+                           " bytes, expected " + std::to_string(h.file_bytes) + " for " +
+                           DTypeName(h.dt) + ShapeToString(h.shape) +
+                           (IsSubByteDType(h.dt) ? " (packed two per byte)" : ""));
+  if (IsSubByteDType(h.dt))
+    return UnpackedTensor(tp, h, reinterpret_cast<const uint8_t*>(tp.raw_data().data()));
   if (ctx.owner && h.bytes >= kBorrowMinBytes) {
     auto storage = Storage::Borrow(tp.raw_data().data(), h.bytes, ctx.owner, /*read_only=*/true);
     Tensor t(h.dt, Layout::Contiguous(h.shape), storage);
@@ -135,6 +154,20 @@ Expected<Tensor> RawDataTensor(const onnx::TensorProto& tp, const TensorContext&
   t.set_name(tp.name());
   if (h.bytes) std::memcpy(t.raw_mutable_data(), tp.raw_data().data(), h.bytes);
   return t;
+}
+
+// int32_data of a type whose values are single bytes (float8 codes, packed 4-bit pairs): every
+// value must be in [0, 255].
+Status ByteCodes(const onnx::TensorProto& tp, const ProtoHeader& h, uint8_t* out) {
+  for (int i = 0; i < tp.int32_data_size(); ++i) {
+    const int32_t v = tp.int32_data(i);
+    if (v < 0 || v > 255)
+      return InvalidArgument(h.where + ": field int32_data: value " + std::to_string(v) +
+                             " at index " + std::to_string(i) + " is not a " + DTypeName(h.dt) +
+                             " code (0..255)");
+    out[i] = static_cast<uint8_t>(v);
+  }
+  return Status::Ok();
 }
 
 // The typed repeated field of the element type (float_data, int32_data, ...). The tensor is
@@ -208,6 +241,27 @@ Expected<Tensor> TypedFieldTensor(const onnx::TensorProto& tp, const ProtoHeader
       for (int i = 0; i < tp.int32_data_size(); ++i) o[i] = tp.int32_data(i) != 0;
       break;
     }
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+      VT_RETURN_IF_ERROR(check(tp.int32_data_size(), 1, "int32_data"));
+      VT_RETURN_IF_ERROR(ByteCodes(tp, h, t.mutable_data<uint8_t>()));
+      break;
+    case DType::kUInt4:
+    case DType::kInt4:
+    case DType::kFloat4E2M1: {
+      // Two elements per int32_data value (onnx.proto), each value one packed byte.
+      const int64_t want = (h.numel + 1) / 2;
+      if (tp.int32_data_size() != want)
+        return InvalidArgument(h.where + ": field int32_data: " +
+                               std::to_string(tp.int32_data_size()) + " values, expected " +
+                               std::to_string(want) + " for " + DTypeName(h.dt) +
+                               ShapeToString(h.shape) + " (two elements per value)");
+      std::vector<uint8_t> packed(static_cast<size_t>(want));
+      VT_RETURN_IF_ERROR(ByteCodes(tp, h, packed.data()));
+      return UnpackedTensor(tp, h, packed.data());
+    }
     case DType::kString: {
       VT_RETURN_IF_ERROR(check(tp.string_data_size(), 1, "string_data"));
       auto* o = t.mutable_data<std::string>();
@@ -238,6 +292,11 @@ void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* 
   if (t.dtype() == DType::kString) {
     const auto* s = c.data<std::string>();
     for (int64_t i = 0; i < c.numel(); ++i) tp->add_string_data(s[i]);
+  } else if (IsSubByteDType(t.dtype())) {
+    std::string packed(DTypeFileBytes(t.dtype(), c.numel()), '\0');
+    PackNibbles(static_cast<const uint8_t*>(c.raw_data()), c.numel(),
+                reinterpret_cast<uint8_t*>(packed.data()));
+    tp->set_raw_data(std::move(packed));
   } else {
     tp->set_raw_data(c.raw_data(), c.nbytes());
   }

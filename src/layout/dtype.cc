@@ -23,6 +23,9 @@ size_t DTypeSize(DType t) {
     case DType::kComplex64: return 8;
     case DType::kComplex128: return 16;
     case DType::kBFloat16: return 2;
+    case DType::kFloat8E4M3FN: case DType::kFloat8E4M3FNUZ: case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ: case DType::kUInt4: case DType::kInt4: case DType::kFloat4E2M1:
+      return 1;
     case DType::kUndefined: return 0;
   }
   return 0;
@@ -46,12 +49,33 @@ const char* DTypeName(DType t) {
     case DType::kComplex64: return "complex64";
     case DType::kComplex128: return "complex128";
     case DType::kBFloat16: return "bfloat16";
+    case DType::kFloat8E4M3FN: return "float8e4m3fn";
+    case DType::kFloat8E4M3FNUZ: return "float8e4m3fnuz";
+    case DType::kFloat8E5M2: return "float8e5m2";
+    case DType::kFloat8E5M2FNUZ: return "float8e5m2fnuz";
+    case DType::kUInt4: return "uint4";
+    case DType::kInt4: return "int4";
+    case DType::kFloat4E2M1: return "float4e2m1";
     case DType::kUndefined: return "undefined";
   }
   return "unknown";
 }
 
-bool IsKnownDType(int32_t v) { return v >= 1 && v <= 16; }
+bool IsKnownDType(int32_t v) { return v >= 1 && v <= 23; }
+
+bool IsFloat8DType(DType t) {
+  return t == DType::kFloat8E4M3FN || t == DType::kFloat8E4M3FNUZ || t == DType::kFloat8E5M2 ||
+         t == DType::kFloat8E5M2FNUZ;
+}
+
+bool IsSubByteDType(DType t) {
+  return t == DType::kUInt4 || t == DType::kInt4 || t == DType::kFloat4E2M1;
+}
+
+size_t DTypeFileBytes(DType t, int64_t n) {
+  if (IsSubByteDType(t)) return static_cast<size_t>((n + 1) / 2);
+  return static_cast<size_t>(n) * DTypeSize(t);
+}
 
 bool IsFloatDType(DType t) {
   return t == DType::kFloat32 || t == DType::kFloat64 || t == DType::kFloat16 ||

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt {
 
 namespace {
@@ -95,6 +97,30 @@ void U4FromFloat(const float* s, void* d, int64_t n) {
   std::memset(p, 0, static_cast<size_t>((n + 1) / 2));
   for (int64_t i = 0; i < n; ++i)
     p[i / 2] |= static_cast<uint8_t>(RoundSat(s[i], 0, 15) << ((i & 1) * 4));
+}
+
+// Small floats (layout/minifloat.h): from_float rounds to nearest even and saturates finite
+// values beyond the range; +-Inf stays +-Inf where the type has it (e5m2) and is NaN otherwise,
+// so every code a float8 type holds round-trips.
+template <DType T>
+void F8ToFloat(const void* s, float* d, int64_t n) {
+  const auto* p = static_cast<const uint8_t*>(s);
+  for (int64_t i = 0; i < n; ++i) d[i] = Float8ToFloat(T, p[i]);
+}
+template <DType T>
+void F8FromFloat(const float* s, void* d, int64_t n) {
+  auto* p = static_cast<uint8_t*>(d);
+  for (int64_t i = 0; i < n; ++i) p[i] = FloatToFloat8(T, s[i], /*saturate=*/!std::isinf(s[i]));
+}
+void F4ToFloat(const void* s, float* d, int64_t n) {
+  const auto* p = static_cast<const uint8_t*>(s);
+  for (int64_t i = 0; i < n; ++i) d[i] = Float4E2M1ToFloat(static_cast<uint8_t>(p[i / 2] >> ((i & 1) * 4)));
+}
+void F4FromFloat(const float* s, void* d, int64_t n) {
+  auto* p = static_cast<uint8_t*>(d);
+  std::memset(p, 0, static_cast<size_t>((n + 1) / 2));
+  for (int64_t i = 0; i < n; ++i)
+    p[i / 2] |= static_cast<uint8_t>(FloatToFloat4E2M1(s[i]) << ((i & 1) * 4));
 }
 
 // ---- block formats: one full block per call ----
@@ -296,6 +322,23 @@ constexpr std::array<EncodingTraits, kNumEncodings> kTraits = {{
      BlockToFloat<kQ4_KElems, sizeof(BlockQ4_K), Q4_KDecode>,
      BlockFromFloat<kQ4_KElems, sizeof(BlockQ4_K), Q4_KEncode>, Encoding::kF16, true,
      kHalfStep4, kHalfStep4},
+    // float8 codes: relative rounding error half a mantissa step (3 bits e4m3, 2 bits e5m2);
+    // values beyond the type's range saturate, so the error bound assumes they fit.
+    {Encoding::kF8E4M3FN, "f8e4m3fn", 1, 1, false, true, DType::kFloat8E4M3FN,
+     F8ToFloat<DType::kFloat8E4M3FN>, F8FromFloat<DType::kFloat8E4M3FN>, Encoding::kUnspecified,
+     false, 1.0f / 16, 1.0f / 16},
+    {Encoding::kF8E4M3FNUZ, "f8e4m3fnuz", 1, 1, false, true, DType::kFloat8E4M3FNUZ,
+     F8ToFloat<DType::kFloat8E4M3FNUZ>, F8FromFloat<DType::kFloat8E4M3FNUZ>,
+     Encoding::kUnspecified, false, 1.0f / 16, 1.0f / 16},
+    {Encoding::kF8E5M2, "f8e5m2", 1, 1, false, true, DType::kFloat8E5M2,
+     F8ToFloat<DType::kFloat8E5M2>, F8FromFloat<DType::kFloat8E5M2>, Encoding::kUnspecified,
+     false, 1.0f / 8, 1.0f / 8},
+    {Encoding::kF8E5M2FNUZ, "f8e5m2fnuz", 1, 1, false, true, DType::kFloat8E5M2FNUZ,
+     F8ToFloat<DType::kFloat8E5M2FNUZ>, F8FromFloat<DType::kFloat8E5M2FNUZ>,
+     Encoding::kUnspecified, false, 1.0f / 8, 1.0f / 8},
+    // float4e2m1, packed like i4: +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}.
+    {Encoding::kF4E2M1, "f4e2m1", 2, 1, false, true, DType::kUndefined, F4ToFloat, F4FromFloat,
+     Encoding::kUnspecified, false, 1.0f / 4, 1.0f / 4},
 }};
 
 constexpr bool RowsFollowTheEnum() {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt {
 
 Tensor Tensor::Empty(DType dtype, const Shape& shape) {
@@ -196,6 +198,11 @@ double Tensor::GetDouble(int64_t flat) const {
     case DType::kInt64: return static_cast<double>(ElementAt<int64_t>(*this, flat));
     case DType::kUInt64: return static_cast<double>(ElementAt<uint64_t>(*this, flat));
     case DType::kBool: return ElementAt<uint8_t>(*this, flat) ? 1.0 : 0.0;
+    case DType::kInt4: return ElementAt<int8_t>(*this, flat);   // unpacked, layout/dtype.h
+    case DType::kUInt4: return ElementAt<uint8_t>(*this, flat);
+    case DType::kFloat8E4M3FN: case DType::kFloat8E4M3FNUZ: case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ: case DType::kFloat4E2M1:
+      return MiniFloatToFloat(dtype_, ElementAt<uint8_t>(*this, flat));
     default: return 0.0;
   }
 }
@@ -211,6 +218,8 @@ int64_t Tensor::GetInt64(int64_t flat) const {
     case DType::kInt8: return ElementAt<int8_t>(*this, flat);
     case DType::kUInt8: return ElementAt<uint8_t>(*this, flat);
     case DType::kBool: return ElementAt<uint8_t>(*this, flat) ? 1 : 0;
+    case DType::kInt4: return ElementAt<int8_t>(*this, flat);
+    case DType::kUInt4: return ElementAt<uint8_t>(*this, flat);
     default: return static_cast<int64_t>(GetDouble(flat));
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt {
 
 std::string DescribeValue(const Value& v) {
@@ -35,7 +37,8 @@ CompareResult CompareTensors(const Tensor& got, const Tensor& want, double rtol,
       }
     return r;
   }
-  const bool exact = !IsFloatDType(got.dtype()) && got.dtype() != DType::kComplex64 &&
+  const bool exact = !IsFloatDType(got.dtype()) && !IsMiniFloatDType(got.dtype()) &&
+                     got.dtype() != DType::kComplex64 &&
                      got.dtype() != DType::kComplex128;
   if (exact) {
     for (int64_t i = 0; i < n; ++i) {

@@ -43,6 +43,11 @@ std::string FormatElement(const Tensor& t, int64_t flat) {
       const double* p = t.data<double>() + 2 * flat;
       return fmt::format("{}{}{}j", FormatReal(p[0]), p[1] < 0 ? "" : "+", FormatReal(p[1]));
     }
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat4E2M1: return FormatFloat(static_cast<float>(t.GetDouble(flat)));
     default: return fmt::format("{}", t.GetInt64(flat));
   }
 }

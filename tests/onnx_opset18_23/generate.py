@@ -76,7 +76,7 @@ def read_outputs(d, case, wide_ok):
             p.ParseFromString(f.read())
         _, arr = D.decode(p)
         if t in D.FLOAT_TYPES and t not in (D.FLOAT, D.DOUBLE):
-            arr = D.round_to(t, arr)  # exact for values that came through Cast to t
+            arr = D.round_to(t, arr, saturate=False)  # exact: came through Cast to t (e5m2 Inf kept)
         elif t in (D.INT4, D.UINT4):
             arr = arr.astype(D.LOGICAL[t])
         outs.append(arr)
@@ -143,7 +143,9 @@ def finish(c, work, out_root):
     ins = [arr for _, _, arr in c.inputs]
     want = c.ref(*ins) if c.ref else None
     if want is not None:
-        want = [D.round_to(t, w) if t in D.FLOAT_TYPES and t not in (D.FLOAT, D.DOUBLE)
+        # saturate=False: a reference already rounded to t (Cast saturate=0 to e5m2 gives Inf)
+        # must keep its values
+        want = [D.round_to(t, w, saturate=False) if t in D.FLOAT_TYPES and t not in (D.FLOAT, D.DOUBLE)
                 else np.asarray(w, dtype=D.LOGICAL[t]) for w, (_, t) in zip(want, c.outputs)]
     source, reason, got = None, "", None
     wide_dir = os.path.join(work, c.name + "__wide")

@@ -9,6 +9,8 @@ import os
 import shutil
 import sys
 
+from onnx import TensorProto
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "gen"))
 import bad_cases  # noqa: E402
@@ -30,7 +32,8 @@ def main():
         os.makedirs(os.path.join(d, "test_data_set_0"))
         write_pb(os.path.join(d, "model.onnx"), model)
         for i, (n, t, a) in enumerate(inputs):
-            write_pb(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), D.encode(n, t, a))
+            pb = a if isinstance(a, TensorProto) else D.encode(n, t, a)  # malformed on purpose
+            write_pb(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), pb)
         with open(os.path.join(d, "expect.txt"), "w") as f:
             f.write("\n".join(expect) + "\n")
     print("generate_bad: %d models" % len(cases))

@@ -49,7 +49,8 @@ constexpr size_t kBorrowMinBytes = 4096;
 // Converts one TensorProto. Validates dtype, dims (>= 0, no overflow) and that the data field
 // holds exactly numel elements. Errors name ctx.file, the tensor name and the field.
 Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContext& ctx);
-// Writes a dense tensor as TensorProto (raw_data, or string_data for strings).
+// Writes a dense tensor as TensorProto (raw_data, or string_data for strings; the 4-bit types
+// packed two per byte as ONNX stores them).
 void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* tp);
 
 // Parses a ModelProto from a file (mmap + ParseFromArray). Errors as LoadModel.

@@ -1,8 +1,9 @@
 // Encoding: what an element or a block of elements means in physical memory (docs/design.md §2,
 // "Encoding").
 //
-// Scalar encodings store one element per unit (f32, f16, bf16, i8, u8). Sub-byte encodings store
-// two elements per byte, element 2k in the low nibble (i4/u4, as ONNX INT4/UINT4 raw_data does).
+// Scalar encodings store one element per unit (f32, f16, bf16, i8, u8, and the float8 codes
+// f8e4m3fn, f8e4m3fnuz, f8e5m2, f8e5m2fnuz). Sub-byte encodings store two elements per byte,
+// element 2k in the low nibble (i4/u4/f4e2m1, as ONNX INT4/UINT4/FLOAT4E2M1 raw_data does).
 // Block encodings store `block_elems` consecutive elements of one logical row with their own
 // scale (and zero point / min) in a fixed-size struct:
 //   q8_0   32 x int8 + f16 scale                      x = d * q
@@ -38,6 +39,11 @@ enum class Encoding : uint8_t {
   kQ4_0,
   kQ4Zp32,
   kQ4_K,
+  kF8E4M3FN,
+  kF8E4M3FNUZ,
+  kF8E5M2,
+  kF8E5M2FNUZ,
+  kF4E2M1,
   kCount,  // number of encodings; not an encoding
 };
 
@@ -74,7 +80,7 @@ struct EncodingTraits {
 const EncodingTraits& GetEncodingTraits(Encoding e);
 // Name lookup; nullopt for unknown names. Inverse of GetEncodingTraits(e).name.
 std::optional<Encoding> EncodingFromName(std::string_view name);
-// Scalar encoding of an ONNX element type (f32/f16/bf16/i8/u8); nullopt for others.
+// Scalar encoding of an ONNX element type (f32/f16/bf16/i8/u8/f8*); nullopt for others.
 std::optional<Encoding> EncodingFromDType(DType t);
 // Bytes needed to store `n` elements: ceil(n / block_elems) * block_bytes.
 int64_t EncodedBytes(Encoding e, int64_t n);

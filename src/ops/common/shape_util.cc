@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt::ops {
 
 int64_t DimProduct(const Shape& shape, size_t begin, size_t end) {
@@ -163,7 +165,18 @@ Status StoreDouble(DType dt, void* dst, double v) {
       *static_cast<uint16_t*>(dst) = FloatToBFloat16(static_cast<float>(v));
       return Status::Ok();
     case DType::kBool: *static_cast<uint8_t*>(dst) = v != 0 ? 1 : 0; return Status::Ok();
-    default: break;
+    case DType::kInt4: case DType::kUInt4: {  // one per byte in memory (layout/dtype.h)
+      const double lo = dt == DType::kInt4 ? -8 : 0, hi = dt == DType::kInt4 ? 7 : 15;
+      const double c = std::isnan(v) ? 0.0 : std::min(std::max(v, lo), hi);
+      *static_cast<int8_t*>(dst) = static_cast<int8_t>(c);
+      return Status::Ok();
+    }
+    default:
+      if (IsMiniFloatDType(dt)) {
+        *static_cast<uint8_t*>(dst) = FloatToMiniFloat(dt, v, /*saturate=*/true);
+        return Status::Ok();
+      }
+      break;
   }
   return DispatchElem<kSetInt>(dt, [&](auto tag) -> Status {
     using T = decltype(tag);

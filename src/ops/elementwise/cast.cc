@@ -1,6 +1,8 @@
 // Cast (opset 1..), CastLike (15..): ONNX Operators.md "Cast".
 #include "ops/elementwise/cast.h"
 
+#include "ops/elementwise/cast_small.h"
+
 #include <bit>
 #include <cctype>
 #include <charconv>
@@ -280,6 +282,7 @@ Expected<DType> DTypeFromName(const std::string& name) {
   return InvalidArgument("unknown type name '" + name + "' in attribute 'to'");
 }
 
+// `saturate` (opset 19+, default 1) applies to float8 outputs only (cast_small.h).
 Status CastToDType(KernelContext& ctx, const Tensor& x, DType to) {
   if (to == DType::kComplex64 || to == DType::kComplex128 ||
       !IsKnownDType(static_cast<int32_t>(to)))
@@ -289,7 +292,9 @@ Status CastToDType(KernelContext& ctx, const Tensor& x, DType to) {
     return Status::Ok();
   }
   Tensor out = ctx.AllocOutput(0, to, x.shape());
-  Status st = CastInto(x, out, ctx.threads());
+  const bool saturate = ctx.node().GetInt("saturate", 1) != 0;
+  Status st = IsSmallCast(x.dtype(), to) ? CastSmallInto(x, out, saturate)
+                                         : CastInto(x, out, ctx.threads());
   if (!st.ok()) {
     // An unsupported pair names both types; other errors name what they are about.
     if (st.code() == StatusCode::kUnimplemented)

@@ -6,6 +6,8 @@
 
 #include "ops/elementwise/unary_kernel.h"
 
+#include "vtensor/layout/minifloat.h"
+
 namespace vt::ops {
 namespace {
 
@@ -101,16 +103,31 @@ Status BitwiseNotCompute(KernelContext& ctx) {
   });
 }
 
+// IsNaN / IsInf of a float8 tensor (opset 20): each code decoded to float (layout/minifloat.h).
+template <typename Pred>
+Status MiniFloatToBool(KernelContext& ctx, const Tensor& x0, Pred pred) {
+  const Tensor x = x0.Contiguous();
+  const auto* px = static_cast<const uint8_t*>(x.raw_data());
+  Tensor y = ctx.AllocOutput(0, DType::kBool, x.shape());
+  auto* py = y.mutable_data<uint8_t>();
+  for (int64_t i = 0; i < x.numel(); ++i) py[i] = pred(MiniFloatToFloat(x.dtype(), px[i])) ? 1 : 0;
+  return Status::Ok();
+}
+
 Status IsNaNCompute(KernelContext& ctx) {
-  return UnaryToBool<kSetAllFloat>(ctx, [](auto v) { return v != v; });
+  auto pred = [](auto v) { return v != v; };
+  VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
+  if (IsFloat8DType(x.dtype())) return MiniFloatToBool(ctx, x, pred);
+  return UnaryToBool<kSetAllFloat>(ctx, pred);
 }
 
 Status IsInfCompute(KernelContext& ctx) {
   const bool neg = ctx.node().GetInt("detect_negative", 1) != 0;
   const bool pos = ctx.node().GetInt("detect_positive", 1) != 0;
-  return UnaryToBool<kSetAllFloat>(ctx, [neg, pos](auto v) {
-    return std::isinf(v) && (v > 0 ? pos : neg);
-  });
+  auto pred = [neg, pos](auto v) { return std::isinf(v) && (v > 0 ? pos : neg); };
+  VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
+  if (IsFloat8DType(x.dtype())) return MiniFloatToBool(ctx, x, pred);
+  return UnaryToBool<kSetAllFloat>(ctx, pred);
 }
 
 VT_REGISTER_OP("", "Abs", 1, kMaxOpset, AbsCompute);

@@ -5,8 +5,13 @@
 //   DequantizeLinear: y = (x - zero_point) * scale
 //   DynamicQuantizeLinear (uint8): scale = (max(0, max x) - min(0, min x)) / 255,
 //                     zero_point = saturate(round(-min(0, min x) / scale)), y as QuantizeLinear.
-// Integer formats: uint8, int8, uint16, int16 (and int32 input for DequantizeLinear).
+// Integer formats: uint8, int8, uint16, int16, uint4, int4 (and int32 input for
+// DequantizeLinear); float formats (opset 19 / 23): the float8 types and float4e2m1, where
+// QuantizeLinear rounds x / scale + zero_point to the type with the Cast rules and `saturate`
+// (layout/minifloat.h) and DequantizeLinear computes in float32.
 #include <cmath>
+
+#include "vtensor/layout/minifloat.h"
 
 #include "ops/common/op_util.h"
 #include "ops/quantize/quantize_util.h"
@@ -49,8 +54,9 @@ Expected<DType> DivisionPrecision(const KernelContext& ctx, DType scale_dt) {
 // y[k] = saturate(round_half_even(quotient(k, p)) + zp[p]) over the [outer, dim, inner] view,
 // p the scale/zero-point index of element k.
 template <typename QuotientFn>
-Status StoreQuantized(Tensor& y, const QuantGeometry& g, const std::vector<int32_t>& zp,
+Status StoreQuantized(Tensor& y0, const QuantGeometry& g, const std::vector<int32_t>& zp,
                       int64_t lo, int64_t hi, QuotientFn quotient) {
+  Tensor y = AsStorageInts(y0);
   return DispatchElem<kSetInt>(y.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);
     Q* py = y.mutable_data<Q>();
@@ -65,6 +71,22 @@ Status StoreQuantized(Tensor& y, const QuantGeometry& g, const std::vector<int32
   });
 }
 
+// y[k] = code of (quotient(k, p) + zp[p]) in the small float type of y, with the Cast rounding
+// and `saturate` rules (QuantizeLinear-19 / 23 float8 and float4e2m1 outputs).
+template <typename QuotientFn>
+void StoreMiniFloat(Tensor& y, const QuantGeometry& g, const std::vector<float>& zp,
+                    bool saturate, QuotientFn quotient) {
+  uint8_t* py = static_cast<uint8_t*>(y.raw_mutable_data());
+  int64_t k = 0;
+  for (int64_t o = 0; o < g.outer; ++o)
+    for (int64_t d = 0; d < g.dim; ++d)
+      for (int64_t i = 0; i < g.inner; ++i, ++k) {
+        const int64_t p = g.ParamIndex(o, d, i);
+        const float v = static_cast<float>(quotient(k, p)) + zp[static_cast<size_t>(p)];
+        py[k] = FloatToMiniFloat(y.dtype(), v, saturate);
+      }
+}
+
 Status QuantizeCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor scale_t, ctx.RequireTensor(1));
@@ -75,8 +97,9 @@ Status QuantizeCompute(KernelContext& ctx) {
     zp_t = &zp_hold;
   }
   VT_ASSIGN_OR_RETURN(DType out_dt, QuantizeOutputDType(ctx, zp_t));
-  int64_t lo, hi;
-  Status rs = QuantRange(out_dt, &lo, &hi);
+  int64_t lo = 0, hi = 0;
+  const bool mini = IsMiniFloatDType(out_dt);
+  Status rs = mini ? Status::Ok() : QuantRange(out_dt, &lo, &hi);
   if (!rs.ok() || out_dt == DType::kInt32) return ctx.Unsupported("output dtype " + std::string(DTypeName(out_dt)));
   if (!IsFloatDType(x0.dtype()) && x0.dtype() != DType::kInt32)
     return ctx.Unsupported(std::string("input dtype ") + DTypeName(x0.dtype()));
@@ -85,24 +108,30 @@ Status QuantizeCompute(KernelContext& ctx) {
                      DTypeName(scale_t.dtype()));
   VT_ASSIGN_OR_RETURN(DType prec, DivisionPrecision(ctx, scale_t.dtype()));
   VT_ASSIGN_OR_RETURN(QuantGeometry g, MakeQuantGeometry(ctx, x0.shape(), scale_t, zp_t));
+  const size_t nparams = static_cast<size_t>(scale_t.numel());
   const std::vector<int32_t> zp =
-      zp_t ? ToInt32Vector(*zp_t) : std::vector<int32_t>(static_cast<size_t>(scale_t.numel()), 0);
+      zp_t && !mini ? ToInt32Vector(*zp_t) : std::vector<int32_t>(nparams, 0);
+  const std::vector<float> zp_f = zp_t && mini ? ToFloatVector(*zp_t) : std::vector<float>(nparams, 0);
+  const bool saturate = ctx.node().GetInt("saturate", 1) != 0;
   Tensor y = ctx.AllocOutput(0, out_dt, x0.shape());
   Status st;
+  auto store = [&](auto quotient) -> Status {
+    if (!mini) return StoreQuantized(y, g, zp, lo, hi, quotient);
+    StoreMiniFloat(y, g, zp_f, saturate, quotient);
+    return Status::Ok();
+  };
   if (prec == DType::kFloat32) {
     const std::vector<float> scale = ToFloatVector(scale_t);
     Tensor x = AsFloat32(x0);
     const float* px = x.data<float>();
-    st = StoreQuantized(y, g, zp, lo, hi, [&](int64_t k, int64_t p) {
-      return px[k] / scale[static_cast<size_t>(p)];
-    });
+    st = store([&](int64_t k, int64_t p) { return px[k] / scale[static_cast<size_t>(p)]; });
   } else {
     // Operands and quotient rounded to the precision type (the float64 quotient of two
     // 16-bit floats rounds to them exactly as their own division would).
     std::vector<double> x = ToDoubleVector(x0), scale = ToDoubleVector(scale_t);
     for (double& v : x) v = RoundToFloatDType(v, prec);
     for (double& v : scale) v = RoundToFloatDType(v, prec);
-    st = StoreQuantized(y, g, zp, lo, hi, [&](int64_t k, int64_t p) {
+    st = store([&](int64_t k, int64_t p) {
       return RoundToFloatDType(x[static_cast<size_t>(k)] / scale[static_cast<size_t>(p)], prec);
     });
   }
@@ -124,6 +153,32 @@ Expected<DType> DequantizeOutputDType(const KernelContext& ctx, DType scale_dt) 
   return t;
 }
 
+// DequantizeLinear of float8 / float4e2m1 x: y = (x - zero_point) * scale in float32 (opset 23
+// rounds the scale to the output type first, as for integer inputs).
+Status DequantizeMiniFloat(KernelContext& ctx, const Tensor& x0, const Tensor* zp_t,
+                           std::vector<float>& scale, const QuantGeometry& g, DType out_dt) {
+  if (ctx.opset() >= 23)
+    for (float& v : scale) v = static_cast<float>(RoundToFloatDType(v, out_dt));
+  const std::vector<float> zp = zp_t ? ToFloatVector(*zp_t) : std::vector<float>(scale.size(), 0);
+  Tensor x = x0.Contiguous();
+  const auto* px = static_cast<const uint8_t*>(x.raw_data());
+  Tensor y = AllocComputeOutput(ctx, 0, out_dt, x0.shape());
+  auto run = [&](auto* py) {
+    using O = std::remove_pointer_t<decltype(py)>;
+    int64_t k = 0;
+    for (int64_t o = 0; o < g.outer; ++o)
+      for (int64_t d = 0; d < g.dim; ++d)
+        for (int64_t i = 0; i < g.inner; ++i, ++k) {
+          const auto p = static_cast<size_t>(g.ParamIndex(o, d, i));
+          py[k] = static_cast<O>((MiniFloatToFloat(x0.dtype(), px[k]) - zp[p]) * scale[p]);
+        }
+  };
+  if (y.dtype() == DType::kFloat64) run(y.mutable_data<double>());
+  else run(y.mutable_data<float>());
+  FinishOutput(ctx, 0, out_dt, y);
+  return Status::Ok();
+}
+
 Status DequantizeCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(Tensor scale_t, ctx.RequireTensor(1));
@@ -134,7 +189,8 @@ Status DequantizeCompute(KernelContext& ctx) {
     zp_t = &zp_hold;
   }
   int64_t lo, hi;
-  if (!QuantRange(x0.dtype(), &lo, &hi).ok())
+  const bool mini = IsMiniFloatDType(x0.dtype());
+  if (!mini && !QuantRange(x0.dtype(), &lo, &hi).ok())
     return ctx.Unsupported(std::string("input dtype ") + DTypeName(x0.dtype()));
   if (zp_t != nullptr && zp_t->dtype() != x0.dtype())
     return ctx.Error("x_zero_point dtype must match x");
@@ -142,6 +198,7 @@ Status DequantizeCompute(KernelContext& ctx) {
   VT_ASSIGN_OR_RETURN(QuantGeometry g, MakeQuantGeometry(ctx, x0.shape(), scale_t, zp_t));
   VT_ASSIGN_OR_RETURN(DType out_dt, DequantizeOutputDType(ctx, scale_t.dtype()));
   std::vector<float> scale = ToFloatVector(scale_t);
+  if (mini) return DequantizeMiniFloat(ctx, x0, zp_t, scale, g, out_dt);
   const std::vector<int32_t> zp =
       zp_t ? ToInt32Vector(*zp_t) : std::vector<int32_t>(scale.size(), 0);
   // Opset 23: "the output type also determines the precision of the multiplication": both
@@ -150,7 +207,7 @@ Status DequantizeCompute(KernelContext& ctx) {
   const bool round_factors = ctx.opset() >= 23 && IsHalfDType(out_dt);
   if (ctx.opset() >= 23)
     for (float& v : scale) v = static_cast<float>(RoundToFloatDType(v, out_dt));
-  Tensor x = x0.Contiguous();
+  Tensor x = AsStorageInts(x0.Contiguous());
   Tensor y = AllocComputeOutput(ctx, 0, out_dt, x0.shape());
   Status st = DispatchElem<kSetInt>(x.dtype(), [&](auto tag) -> Status {
     using Q = decltype(tag);

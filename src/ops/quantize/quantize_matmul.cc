@@ -5,7 +5,11 @@
 //     b_zero_point: scalar, [N] (per column) or B.shape[:-2] + [1, N].
 //   QLinearMatMul: Y = saturate(round(acc * a_scale * b_scale / y_scale) + y_zero_point) with
 //     a_scale/a_zero_point per tensor or per row, b_scale/b_zero_point per tensor or per column.
+//   QLinearMatMul-21 with float8 A / B / Y: the same in float64 over the decoded values, Y
+//     rounded once to its float8 type (saturating, layout/minifloat.h).
 #include <cmath>
+
+#include "vtensor/layout/minifloat.h"
 
 #include "ops/common/op_util.h"
 #include "ops/quantize/quantize_util.h"
@@ -81,6 +85,25 @@ Expected<std::vector<int32_t>> Centered(const Tensor& x, const Tensor* zp, bool 
   return v;
 }
 
+// x - zero_point as float64 for float8 x (QLinearMatMul-21), the zero point broadcast as in
+// Centered.
+Expected<std::vector<double>> CenteredFloat8(const Tensor& x, const Tensor& zp, bool per_row) {
+  if (zp.dtype() != x.dtype()) return InvalidArgument("zero point dtype differs from its input");
+  std::vector<double> v(static_cast<size_t>(x.numel()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = x.GetDouble(static_cast<int64_t>(i));
+  Tensor z = zp;
+  if (per_row && z.rank() == 1 && x.rank() >= 2 && z.numel() != 1) {
+    VT_ASSIGN_OR_RETURN(z, z.Reshape({z.dim(0), 1}));
+  }
+  auto bl = z.layout().BroadcastTo(x.shape());
+  if (!bl.ok())
+    return InvalidArgument("zero point shape " + ShapeToString(zp.shape()) +
+                           " does not broadcast to " + ShapeToString(x.shape()));
+  const Tensor zb = z.WithLayout(*bl);
+  for (size_t i = 0; i < v.size(); ++i) v[i] -= zb.GetDouble(static_cast<int64_t>(i));
+  return v;
+}
+
 void GemmI32(const int32_t* a, const int32_t* b, int64_t m, int64_t k, int64_t n, int32_t* c) {
   for (int64_t i = 0; i < m; ++i) {
     int32_t* row = c + i * n;
@@ -128,12 +151,52 @@ float ScaleAt(const std::vector<float>& s, int64_t i) {
   return s.size() == 1 ? s[0] : s[static_cast<size_t>(i)];
 }
 
+// QLinearMatMul-21 over float8 inputs: inputs as in QLinearMatMulCompute.
+Status QLinearMatMulFloat8(KernelContext& ctx, const Tensor (&in)[8]) {
+  const Tensor &a = in[0], &b = in[3], &y_zp = in[7];
+  if (!IsFloat8DType(b.dtype()) || !IsFloat8DType(y_zp.dtype()))
+    return ctx.Error(std::string("a is ") + DTypeName(a.dtype()) + ": b and y_zero_point must be "
+                     "float8 too, got " + DTypeName(b.dtype()) + " and " + DTypeName(y_zp.dtype()));
+  auto plan = PlanMatMul(a.shape(), b.shape());
+  if (!plan.ok()) return ctx.Annotate(plan.take_status());
+  auto av = CenteredFloat8(a.Contiguous(), in[2], true);
+  if (!av.ok()) return ctx.Annotate(av.take_status().WithContext("a_zero_point"));
+  auto bv = CenteredFloat8(b.Contiguous(), in[5], false);
+  if (!bv.ok()) return ctx.Annotate(bv.take_status().WithContext("b_zero_point"));
+  const std::vector<float> sa = ToFloatVector(in[1]), sb = ToFloatVector(in[4]),
+                           sy = ToFloatVector(in[6]);
+  if (sa.size() != 1 && static_cast<int64_t>(sa.size()) != plan->m)
+    return ctx.Error("a_scale must be a scalar or have M elements");
+  if (sb.size() != 1 && static_cast<int64_t>(sb.size()) != plan->n)
+    return ctx.Error("b_scale must be a scalar or have N elements");
+  if (sy.size() != 1 || y_zp.numel() != 1)
+    return ctx.Error("y_scale and y_zero_point must be scalars");
+  const float zy = static_cast<float>(y_zp.GetDouble(0));
+  Tensor y = ctx.AllocOutput(0, y_zp.dtype(), plan->out_shape);
+  auto* py = static_cast<uint8_t*>(y.raw_mutable_data());
+  const int64_t m = plan->m, k = plan->k, n = plan->n;
+  for (size_t bi = 0; bi < plan->a_off.size(); ++bi) {
+    const double* pa = av->data() + plan->a_off[bi];
+    const double* pb = bv->data() + plan->b_off[bi];
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < k; ++p) acc += pa[i * k + p] * pb[p * n + j];
+        const auto real = static_cast<float>(acc * ScaleAt(sa, i) * ScaleAt(sb, j));
+        py[(static_cast<int64_t>(bi) * m + i) * n + j] =
+            FloatToFloat8(y.dtype(), real / sy[0] + zy, /*saturate=*/true);
+      }
+  }
+  return Status::Ok();
+}
+
 Status QLinearMatMulCompute(KernelContext& ctx) {
   Tensor in[8];
   for (size_t i = 0; i < 8; ++i) {
     VT_ASSIGN_OR_RETURN(in[i], ctx.RequireTensor(i));
   }
   const Tensor &a = in[0], &b = in[3], &y_zp = in[7];
+  if (IsFloat8DType(a.dtype())) return QLinearMatMulFloat8(ctx, in);
   MatMulPlan plan;
   auto acc = IntegerMatMul(a, &in[2], b, &in[5], &plan);
   if (!acc.ok()) return ctx.Annotate(acc.take_status());

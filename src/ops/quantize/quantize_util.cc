@@ -12,6 +12,8 @@ Status QuantRange(DType t, int64_t* lo, int64_t* hi) {
     case DType::kInt8: *lo = -128; *hi = 127; return Status::Ok();
     case DType::kUInt16: *lo = 0; *hi = 65535; return Status::Ok();
     case DType::kInt16: *lo = -32768; *hi = 32767; return Status::Ok();
+    case DType::kUInt4: *lo = 0; *hi = 15; return Status::Ok();
+    case DType::kInt4: *lo = -8; *hi = 7; return Status::Ok();
     case DType::kInt32:
       *lo = std::numeric_limits<int32_t>::min();
       *hi = std::numeric_limits<int32_t>::max();
@@ -19,6 +21,12 @@ Status QuantRange(DType t, int64_t* lo, int64_t* hi) {
     default:
       return Unimplemented(std::string("quantized dtype ") + DTypeName(t) + " not supported");
   }
+}
+
+Tensor AsStorageInts(const Tensor& t) {
+  if (t.dtype() == DType::kInt4) return Tensor(DType::kInt8, t.layout(), t.storage());
+  if (t.dtype() == DType::kUInt4) return Tensor(DType::kUInt8, t.layout(), t.storage());
+  return t;
 }
 
 Expected<QuantGeometry> MakeQuantGeometry(const KernelContext& ctx, const Shape& x_shape,

@@ -37,8 +37,13 @@ inline int64_t RoundSaturate(double v, int64_t zp, int64_t lo, int64_t hi) {
 // float32 with round-to-odd, which keeps a second rounding exact.
 double RoundToFloatDType(double v, DType t);
 
-// Value range of a quantized integer dtype. Errors: Unimplemented for other dtypes.
+// Value range of a quantized integer dtype (uint8, int8, uint16, int16, int32, uint4, int4).
+// Errors: Unimplemented for other dtypes.
 Status QuantRange(DType t, int64_t* lo, int64_t* hi);
+
+// The same tensor with int4 / uint4 viewed as the int8 / uint8 they are stored as in memory
+// (layout/dtype.h), so integer kernels dispatch on it; other dtypes unchanged.
+Tensor AsStorageInts(const Tensor& t);
 
 // Scale/zero-point addressing of a quantized tensor of shape `x_shape`
 // (ONNX QuantizeLinear-21 "per-tensor", "per-axis" and "blocked" modes): element

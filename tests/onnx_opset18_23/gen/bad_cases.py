@@ -3,7 +3,7 @@ invalid attributes. Each is bad/<name>/model.onnx with test_data_set_0/input_N.p
 the lines `vtensor run` must print (tests/contrib_ops/bad_inputs.sh checks exit 2 and each
 line)."""
 import numpy as np
-from onnx import helper
+from onnx import TensorProto, helper
 
 import dtypes as D
 from case import IR_FOR_OPSET, vinfo
@@ -19,6 +19,28 @@ def one(name, op, opset, inputs, outputs, expect, attrs=None):
     m.ir_version = IR_FOR_OPSET[opset]
     m.producer_name = "vtensor-opset18-23-gen"
     return name, m, inputs, ["node '%s'" % name] + expect
+
+
+def bad_input(name, t, proto, expect):
+    """Identity of one input whose input_0.pb is `proto` (a malformed TensorProto): refused while
+    loading, the file, tensor and field named."""
+    n = helper.make_node("Identity", ["x"], ["y"], name=name)
+    g = helper.make_graph([n], name, [vinfo("x", t, tuple(proto.dims))], [vinfo("y", t)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    m.ir_version = IR_FOR_OPSET[21]
+    m.producer_name = "vtensor-opset18-23-gen"
+    return name, m, [("x", t, proto)], ["input_0.pb"] + expect
+
+
+def raw_proto(t, dims, raw=None, int32=None):
+    p = TensorProto()
+    p.name, p.data_type = "x", t
+    p.dims.extend(dims)
+    if raw is not None:
+        p.raw_data = raw
+    else:
+        p.int32_data.extend(int32)
+    return p
 
 
 def z(*shape):
@@ -80,4 +102,19 @@ def all_bad():
             [("x", D.INT8, np.array([1, -2], np.int8)), ("s", F, np.array(0.5, np.float32))],
             [("y", F)], ["output_dtype 3 is not float (1), float16 (10) or bfloat16 (16)"],
             {"output_dtype": D.INT8}),
+        one("quantize_blocked_scale_shape", "QuantizeLinear", 21,
+            [("x", F, z(4, 6)), ("s", F, np.ones((4, 2), np.float32)),
+             ("zp", D.INT4, np.zeros((4, 2), np.int8))], [("y", D.INT4)],
+            ["blocked scale must have shape [4,3], got [4,2]"], {"axis": 1, "block_size": 2}),
+        one("dequantize_int4_block_size", "DequantizeLinear", 21,
+            [("x", D.INT4, np.array([[1, -2, 3, 4, -8], [0, 7, 1, 1, 2]], np.int8)),
+             ("s", F, np.ones((2, 1), np.float32))], [("y", F)],
+            ["blocked scale must have shape [2,3], got [2,1]"], {"axis": 1, "block_size": 2}),
+        bad_input("int4_raw_data_bytes", D.INT4, raw_proto(D.INT4, [5], raw=bytes(5)),
+                  ["tensor 'x': field raw_data: 5 bytes, expected 3 for int4[5]"]),
+        bad_input("uint4_int32_data_count", D.UINT4, raw_proto(D.UINT4, [4], int32=[1, 2, 3, 4]),
+                  ["tensor 'x': field int32_data: 4 values, expected 2 for uint4[4]"]),
+        bad_input("float8_int32_data_range", D.F8E4M3FN,
+                  raw_proto(D.F8E4M3FN, [2], int32=[0x38, 300]),
+                  ["tensor 'x': field int32_data: value 300 at index 1 is not a float8e4m3fn code"]),
     ]

@@ -162,7 +162,8 @@ def raw_bytes(t, x):
         return f32_to_bf16_bits(x.astype(np.float32)).tobytes()
     if t in (UINT4, INT4):
         return _pack4(x.astype(np.int64) & 0xF)
-    codes = _encode_minifloat(t, x)
+    # logical values are representable: no saturation, so float8e5m2 +-Inf keeps its code
+    codes = _encode_minifloat(t, x, saturate=False)
     if t == FLOAT4E2M1:
         return _pack4(codes)
     return codes.tobytes()

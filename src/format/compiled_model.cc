@@ -26,7 +26,7 @@ using Ext = vtensor::ModelExtension;
 
 bool IsExtensionField(int number) {
   return number == Ext::kStructTypesFieldNumber || number == Ext::kDevicesFieldNumber ||
-         number == Ext::kCompiledTensorsFieldNumber;
+         number == Ext::kCompiledTensorsFieldNumber || number == Ext::kSessionPlansFieldNumber;
 }
 
 bool SameMessage(const google::protobuf::Message& a, const google::protobuf::Message& b) {
@@ -55,18 +55,18 @@ Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size,
     if (IsExtensionField(unknown->field(i).number())) ours.AddField(unknown->field(i));
   if (!ours.empty()) {
     for (int n : {Ext::kStructTypesFieldNumber, Ext::kDevicesFieldNumber,
-                  Ext::kCompiledTensorsFieldNumber})
+                  Ext::kCompiledTensorsFieldNumber, Ext::kSessionPlansFieldNumber})
       unknown->DeleteByNumber(n);
     std::string bytes;
     if (!ours.SerializeToString(&bytes) || !m.ext.ParseFromString(bytes))
-      return InvalidArgument(path + ": field 27/28/29 (struct_types/devices/compiled_tensors) "
-                                    "is malformed");
+      return InvalidArgument(path + ": field 27/28/29/30 (struct_types/devices/compiled_tensors/"
+                                    "session_plans) is malformed");
     // Protobuf keeps a field of the wrong wire type as unknown instead of failing.
     const auto& left = Ext::GetReflection()->GetUnknownFields(m.ext);
     for (int i = 0; i < left.field_count(); ++i)
       if (IsExtensionField(left.field(i).number()))
         return InvalidArgument(path + ": field " + std::to_string(left.field(i).number()) +
-                               " (struct_types/devices/compiled_tensors) is malformed: wrong "
+                               " (struct_types/devices/compiled_tensors/session_plans) is malformed: wrong "
                                "wire type");
   }
   return m;
@@ -104,8 +104,8 @@ Expected<std::shared_ptr<vtensor::ModelExtension>> ParseModelExtension(const voi
       return InvalidArgument(path + ": not a valid ModelProto (protobuf parse failed)");
   }
   if (!pieces.empty() && !ext->ParseFromString(pieces))
-    return InvalidArgument(path + ": field 27/28/29 (struct_types/devices/compiled_tensors) is "
-                                  "malformed");
+    return InvalidArgument(path + ": field 27/28/29/30 (struct_types/devices/compiled_tensors/"
+                                  "session_plans) is malformed");
   return ext;
 }
 

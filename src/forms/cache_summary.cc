@@ -35,21 +35,27 @@ std::string CacheMissLine(const CacheSummary& s, std::string_view model_path,
   if (!extension_error.empty())
     return "vtensor: warning: " + model + ": compiled tensors ignored (" +
            std::string(extension_error) + "); every weight was packed at load; " + hint;
-  if (s.missed() == 0) return "";
-  // Codes in MissReason order (std::map keeps it), one count per code.
-  std::vector<std::pair<std::string, size_t>> codes;
-  for (const auto& [reason, count] : s.misses) {
-    const std::string code = MissReasonCode(reason);
-    auto it = std::find_if(codes.begin(), codes.end(), [&](const auto& c) { return c.first == code; });
-    if (it != codes.end()) it->second += count;
-    else codes.emplace_back(code, count);
+  if (s.missed() == 0 && s.plan_miss == MissReason::kNone) return "";
+  std::string what;
+  if (s.missed() > 0) {
+    // Codes in MissReason order (std::map keeps it), one count per code.
+    std::vector<std::pair<std::string, size_t>> codes;
+    for (const auto& [reason, count] : s.misses) {
+      const std::string code = MissReasonCode(reason);
+      auto it = std::find_if(codes.begin(), codes.end(), [&](const auto& c) { return c.first == code; });
+      if (it != codes.end()) it->second += count;
+      else codes.emplace_back(code, count);
+    }
+    std::string counts;
+    for (const auto& [code, count] : codes)
+      counts += (counts.empty() ? "" : ", ") + code + " " + std::to_string(count);
+    what = std::to_string(s.missed()) + " of " + std::to_string(s.entries) +
+           " compiled tensors not used (" + counts + "); their weights were packed at load; ";
   }
-  std::string counts;
-  for (const auto& [code, count] : codes)
-    counts += (counts.empty() ? "" : ", ") + code + " " + std::to_string(count);
-  return "vtensor: warning: " + model + ": " + std::to_string(s.missed()) + " of " +
-         std::to_string(s.entries) + " compiled tensors not used (" + counts +
-         "); their weights were packed at load; " + hint;
+  if (s.plan_miss != MissReason::kNone)
+    what += std::string("the session plan was not used (") + MissReasonCode(s.plan_miss) +
+            "); the graph passes ran at load; ";
+  return "vtensor: warning: " + model + ": " + what + hint;
 }
 
 }  // namespace vt

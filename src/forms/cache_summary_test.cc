@@ -76,5 +76,19 @@ TEST(CacheSummaryTest, ModelFromMemoryAndUnreadableExtension) {
             "weight was packed at load; see `vtensor inspect m.onnx --cache`");
 }
 
+TEST(CacheSummaryTest, MissedSessionPlanHasItsOwnClause) {
+  CacheSummary s = SummarizeCache({Hit("a")});
+  s.plan_miss = MissReason::kStaleGraph;
+  EXPECT_EQ(CacheMissLine(s, "m.onnx"),
+            "vtensor: warning: m.onnx: the session plan was not used (stale-graph); the graph "
+            "passes ran at load; see `vtensor inspect m.onnx --cache`");
+  CacheSummary both = SummarizeCache({Miss("a", MissReason::kMissingPayloadFile)});
+  both.plan_miss = MissReason::kTruncatedPayload;
+  EXPECT_EQ(CacheMissLine(both, "m.onnx"),
+            "vtensor: warning: m.onnx: 1 of 1 compiled tensors not used (payload-missing 1); "
+            "their weights were packed at load; the session plan was not used (payload-size); "
+            "the graph passes ran at load; see `vtensor inspect m.onnx --cache`");
+}
+
 }  // namespace
 }  // namespace vt

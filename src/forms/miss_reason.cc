@@ -51,6 +51,13 @@ const MissReasonInfo kReasons[] = {
     {MissReason::kCacheDisabled, "not-selected", "compiled entries are disabled for the session"},
     {MissReason::kNotSelected, "not-selected",
      "valid, but no kernel of the session reads the weight in this form"},
+    {MissReason::kOtherPlanVersion, "incompatible-plan",
+     "the session plan's format or runtime version differs from this runtime's"},
+    {MissReason::kOtherOptions, "other-options",
+     "the session plan was made for other session options (folding, fusions, ISA, profile)"},
+    {MissReason::kStaleGraph, "stale-graph",
+     "the source graph's digest differs from the plan's (the model changed since compile)"},
+    {MissReason::kBadPlan, "malformed", "the session plan's graph does not parse or resolve"},
 };
 
 const MissReasonInfo& Info(MissReason r) {

@@ -1,5 +1,6 @@
 #include "vtensor/runtime/session.h"
 
+#include <chrono>
 #include <limits>
 #include <omp.h>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/runtime/session_plan.h"
 
 namespace vt {
 
@@ -28,6 +30,52 @@ constexpr const char kModelBytesLabel[] = "<model bytes>";
 
 Session::~Session() = default;
 
+namespace {
+
+// Appends the wall time since the previous mark to `phases` under a name.
+class PhaseClock {
+ public:
+  explicit PhaseClock(std::vector<LoadPhase>* phases) : phases_(phases) {}
+  void Mark(std::string name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases_->push_back(
+        {std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
+    last_ = now;
+  }
+
+ private:
+  std::vector<LoadPhase>* phases_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// A model's ModelProto and its compiled-tensor fields, parsed from its bytes in one pass.
+struct ParsedModel {
+  std::shared_ptr<const onnx::ModelProto> proto;
+  std::shared_ptr<const vtensor::ModelExtension> ext;  // null when malformed
+  std::string ext_error;                               // why the fields were ignored
+};
+
+// Malformed compiled-tensor fields make every entry a miss, not an error; only bytes that are
+// no ModelProto at all are one.
+Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::string& path) {
+  ParsedModel p;
+  Expected<CompiledModel> cm = ParseCompiledModel(data, size, path);
+  if (cm.ok()) {
+    p.proto = std::move(cm->model);
+    p.ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm->ext));
+    return p;
+  }
+  auto plain = std::make_shared<onnx::ModelProto>();
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !plain->ParseFromArray(data, static_cast<int>(size)))
+    return cm.status();
+  p.proto = std::move(plain);
+  p.ext_error = cm.status().message();
+  return p;
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
   return Create(std::move(model), opts, nullptr);
 }
@@ -35,31 +83,60 @@ Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOpt
 Expected<std::unique_ptr<Session>> Session::Create(
     Model model, const SessionOptions& opts,
     std::shared_ptr<const vtensor::ModelExtension> compiled) {
+  return CreateTimed(std::move(model), opts, std::move(compiled), {});
+}
+
+Expected<std::unique_ptr<Session>> Session::CreateTimed(
+    Model model, const SessionOptions& opts,
+    std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases) {
+  PhaseClock clock(&phases);
   if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
   if (!opts.prepare_only && !IsaSupported(opts.isa))
     return InvalidArgument(std::string("kernel architecture ") + IsaArchitecture(opts.isa) +
                            " is not supported by this CPU");
   // The first run's code faults are taken here instead (base/code_pages.h).
   if (!opts.prepare_only) FaultInOwnCode();
+  clock.Mark("code pages");
   auto s = std::unique_ptr<Session>(new Session());
   s->model_ = std::move(model);
   s->opts_ = opts;
   s->pools_ = std::make_unique<BufferPools>();
-  RunPassesOptions pass_opts;
-  pass_opts.report = [&s](const Pass& pass) {
-    if (pass.rewrites() > 0 && pass.relies_on_dim_params()) s->binds_dim_params_ = true;
-  };
-  VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
+  // A session plan that hits stands for the passes (runtime/session_plan.h).
+  PlanLookup plan = LookupSessionPlan(s->model_, compiled, opts);
+  s->plan_report_ = std::move(plan.report);
+  clock.Mark("session plan");
+  if (plan.graph) {
+    s->model_.graph = std::move(plan.graph);
+    s->binds_dim_params_ = plan.binds_dim_params;
+  } else {
+    RunPassesOptions pass_opts;
+    pass_opts.report = [&s, &clock](const Pass& pass) {
+      if (pass.rewrites() > 0 && pass.relies_on_dim_params()) s->binds_dim_params_ = true;
+      clock.Mark(std::string("pass ") + pass.name());
+    };
+    VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
+  }
   s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
+  clock.Mark("weight cache open");
   // Weights packed at load use the session's threads (kernels/cpu/parallel_pack.h).
   omp_set_num_threads(opts.threads);
   VT_ASSIGN_OR_RETURN(s->runner_,
                       GraphRunner::Prepare(*s->model_.graph, s->model_, s->provider_.get()));
+  clock.Mark("prepare kernels");
   s->cache_->Finish();
   s->WarnCacheMisses();
+  clock.Mark("cache finish");
+  s->load_phases_ = std::move(phases);
   return s;
+}
+
+CacheSummary Session::cache_summary() const {
+  CacheSummary sum = SummarizeCache(cache_report());
+  if (plan_report_.state == EntryState::kMiss && plan_report_.reason != MissReason::kCacheDisabled)
+    sum.plan_miss = plan_report_.reason;
+  return sum;
 }
 
 void WriteCacheWarningToStderr(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
@@ -77,18 +154,21 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                                const SessionOptions& options) {
   SessionOptions opts = options;
   opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
+  std::vector<LoadPhase> phases;
+  PhaseClock clock(&phases);
+  // One parse gives the ModelProto and the compiled-tensor fields.
+  VT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
+  if (file->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
+  VT_ASSIGN_OR_RETURN(ParsedModel p, ParseForSession(file->data(), file->size(), path));
+  file.reset();
+  clock.Mark("parse");
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, LoadModel(path, io));
-  std::string ext_error;
-  std::shared_ptr<const vtensor::ModelExtension> ext;
-  if (opts.cache.enabled) {
-    auto e = ReadModelExtension(path);
-    if (e.ok()) ext = std::move(*e);
-    else ext_error = e.status().message();
-  }
-  VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
-  s->extension_error_ = std::move(ext_error);
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
+  clock.Mark("import");
+  if (!opts.cache.enabled) p.ext = nullptr;
+  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
+  if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
   // Create had no entries to warn about; the unreadable extension is said here.
   if (!s->extension_error_.empty()) s->WarnCacheMisses();
   return s;
@@ -103,29 +183,17 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
   if (data == nullptr) return InvalidArgument(label + ": data is null");
   // Protobuf parses zero bytes as an empty ModelProto; say what the caller gave instead.
   if (size == 0) return InvalidArgument(label + ": empty (0 bytes), not an ONNX model");
-  Expected<CompiledModel> cm = ParseCompiledModel(data, size, path);
-  std::shared_ptr<const onnx::ModelProto> proto;
-  std::string ext_error;
-  if (cm.ok()) {
-    proto = std::move(cm->model);
-  } else {
-    // As Load: malformed fields 27-29 make every entry a miss, not an error; only bytes that
-    // are no ModelProto at all are one.
-    auto plain = std::make_shared<onnx::ModelProto>();
-    if (size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-        !plain->ParseFromArray(data, static_cast<int>(size)))
-      return cm.status();
-    proto = std::move(plain);
-    ext_error = cm.status().message();
-  }
+  std::vector<LoadPhase> phases;
+  PhaseClock clock(&phases);
+  VT_ASSIGN_OR_RETURN(ParsedModel p, ParseForSession(data, size, path));
+  clock.Mark("parse");
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(proto), path, io));
-  std::shared_ptr<const vtensor::ModelExtension> ext;
-  if (opts.cache.enabled && cm.ok())
-    ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm->ext));
-  VT_ASSIGN_OR_RETURN(auto s, Create(std::move(m), opts, std::move(ext)));
-  if (opts.cache.enabled) s->extension_error_ = std::move(ext_error);
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
+  clock.Mark("import");
+  if (!opts.cache.enabled) p.ext = nullptr;
+  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
+  if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
   return s;
 }
 

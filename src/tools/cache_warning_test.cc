@@ -92,7 +92,8 @@ TEST_F(CacheWarningTest, ModelCopiedWithoutItsPayloadFile) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "vtensor: warning: " + copy +
                           ": 2 of 2 compiled tensors not used (payload-missing 2); their weights "
-                          "were packed at load; see `vtensor inspect " + copy + " --cache`");
+                          "were packed at load; the session plan was not used (payload-missing); "
+                          "the graph passes ran at load; see `vtensor inspect " + copy + " --cache`");
 }
 
 TEST_F(CacheWarningTest, DamagedPayload) {

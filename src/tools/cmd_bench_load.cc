@@ -27,6 +27,8 @@
 //   ort      ONNX Runtime 1.30 session creation through its C API (vtensor-ort-bench --runs 0:
 //            1 intra-op and 1 inter-op thread, all graph optimizations, CPU provider), each
 //            repetition a fresh process; skipped with a note when the program is missing
+//   --phases  after the rows, the time of each step of session creation (parse, import, each
+//            pass, weight cache open, kernel preparation, ...) in the best repetition of each row
 // Cache rows also print hits / entries and the HIT payload bytes ("packed bytes in use"), and
 // VmHWM / packed bytes.
 #include <fcntl.h>
@@ -51,6 +53,7 @@
 #include <vector>
 
 #include "tools/commands.h"
+#include "tools/load_phases.h"
 #include "vtensor/base/file.h"
 #include "vtensor/base/page_memory.h"
 #include "vtensor/format/compiled_model.h"
@@ -94,6 +97,7 @@ struct ChildResult {
   int32_t num_packs = 0;
   double fresh_ms = 0;      // first touch of fresh_bytes of AllocZeroedPages memory
   int64_t fresh_bytes = 0;
+  PhaseTimes phases;        // session rows: Session::load_phases()
   int32_t ok = 0;
   char error[512] = {};
 };
@@ -342,6 +346,7 @@ void MeasureSession(const std::string& path, const SessionOptions& so, ChildResu
   auto s = Session::Load(path, so);
   r->ms = Ms(Clock::now() - t0);
   if (!s.ok()) return SetError(r, s.status().message());
+  RecordPhases((*s)->load_phases(), &r->phases);
   for (const auto& e : (*s)->cache_report()) {
     ++r->entries;
     if (e.state != EntryState::kHit) continue;
@@ -620,6 +625,12 @@ void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults&
                      {"vs_no_cache", Ratio(row.r.ms, row.base_ms)},
                      {"vs_hash", Ratio(row.r.ms, hash.ms)},
                      {"hwm_vs_hit_bytes", hwm_vs_hit}});
+    if (a.phases) {
+      nlohmann::json ph = nlohmann::json::array();
+      for (int i = 0; i < row.r.phases.count; ++i)
+        ph.push_back({{"name", row.r.phases.phases[i].name}, {"ms", row.r.phases.phases[i].ms}});
+      loads.back()["phases"] = ph;
+    }
   }
   j["loads"] = loads;
   nlohmann::json packs = nlohmann::json::array();
@@ -695,6 +706,12 @@ void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults
       fmt::print("{:<40} {:>7} {:>10} {:>10.2f} {:>10} {:>10.2f}\n",
                  profile + "/fresh pages (floor)", "-", "-", r.fresh_ms, "-",
                  GBps(r.fresh_bytes, r.fresh_ms));
+  }
+  if (a.phases) {
+    std::vector<std::pair<std::string, PhaseTimes>> cols;
+    for (const Row& row : res.rows) cols.push_back({row.name, row.r.phases});
+    fmt::print("\nphases of the best repetition of each row (Session::load_phases):\n{}",
+               PhaseTable(cols));
   }
   fmt::print("\nVmHWM/VmRSS are read in the measuring process right after Session::Load returns "
              "(VmRSS: see --json). Mapped payloads count only once touched: under memo/never they "

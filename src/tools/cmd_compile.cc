@@ -35,9 +35,9 @@ int CompileCommand(const CompileArgs& a) {
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  fmt::print("wrote {}: {} compiled tensors ({} device{}, profile {}), {:.1f} MiB of payload{}{}, "
-             "{:.0f} ms\n",
-             a.out, sum.entries, o.devices.size(), o.devices.size() == 1 ? "" : "s", a.profile,
+  fmt::print("wrote {}: {} compiled tensors and {} session plan{} ({} device{}, profile {}), "
+             "{:.1f} MiB of payload{}{}, {:.0f} ms\n",
+             a.out, sum.entries, sum.plans, sum.plans == 1 ? "" : "s", o.devices.size(), o.devices.size() == 1 ? "" : "s", a.profile,
              static_cast<double>(sum.payload_bytes) / (1 << 20),
              sum.payload_file.empty() ? " inline" : " in " + sum.payload_file,
              sum.kept_entries

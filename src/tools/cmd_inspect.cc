@@ -70,6 +70,15 @@ int InspectCacheCommand(const InspectArgs& a) {
                         {"profile", WeightProfileName(so->profile)},
                         {"verify", VerifyPolicyName(so->cache.verify)},
                         {"entries", entries}};
+    const CacheEntryReport& p = (*s)->plan_report();
+    if (p.state == EntryState::kPending)
+      j["session_plan"] = nullptr;
+    else
+      j["session_plan"] = {{"index", p.index}, {"type", p.type_name},
+                           {"state", p.state == EntryState::kHit ? "HIT" : "MISS"},
+                           {"reason", MissReasonCode(p.reason)}, {"detail", p.detail},
+                           {"payload_bytes", p.payload_bytes}, {"location", p.location},
+                           {"verified", p.verified}, {"memo", p.memo}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -116,9 +125,24 @@ int InspectCommand(const InspectArgs& a) {
     }
     entries.push_back(j);
   }
+  nlohmann::json plans = nlohmann::json::array();
+  for (const auto& p : ext.session_plans()) {
+    nlohmann::json j = {{"format_version", p.format_version()},
+                        {"runtime_version", p.runtime_version()},
+                        {"options", p.options()},
+                        {"graph_digest", p.graph_digest()},
+                        {"initializer_digest", p.initializer_digest()},
+                        {"binds_dim_params", p.binds_dim_params()},
+                        {"payload_digest", p.payload_digest()}};
+    if (p.has_raw_data()) j["payload"] = {{"bytes", p.raw_data().size()}, {"location", "inline"}};
+    else if (p.has_external())
+      j["payload"] = {{"bytes", p.external().length()}, {"location", p.external().location()},
+                      {"offset", p.external().offset()}};
+    plans.push_back(j);
+  }
   if (a.json) {
     nlohmann::json j = {{"model", a.model}, {"struct_types", types}, {"devices", devices},
-                        {"compiled_tensors", entries}};
+                        {"compiled_tensors", entries}, {"session_plans", plans}};
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -160,6 +184,16 @@ int InspectCommand(const InspectArgs& a) {
     fmt::print("  [{}] {} -> device {}  type {}  {}  digest {}\n", i, e.source_name(), e.device(),
                type, payload, e.digest_algorithm());
     fmt::print("      layout {}\n", layout);
+  }
+  fmt::print("session plans: {}\n", plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const auto& p = plans[i];
+    fmt::print("  [{}] v{} {}  {}  {} bytes {}\n      graph {}  initializers {}\n", i,
+               p["format_version"].get<int64_t>(), p["runtime_version"].get<std::string>(),
+               p["options"].get<std::string>(),
+               p.contains("payload") ? p["payload"]["bytes"].get<int64_t>() : 0,
+               p.contains("payload") ? p["payload"]["location"].get<std::string>() : "(none)",
+               p["graph_digest"].get<std::string>(), p["initializer_digest"].get<std::string>());
   }
   return 0;
 }

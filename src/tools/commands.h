@@ -127,6 +127,7 @@ struct BenchLoadArgs {
   std::string verify = "never";  // --processes: the sessions' verify policy
   std::string ort;  // vtensor-ort-bench path ("" = beside vtensor, "none" = skip)
   bool json = false;
+  bool phases = false;  // also each row's phases of session creation
 };
 int BenchLoadCommand(const BenchLoadArgs& a);  // 0 ok, 2 error
 

@@ -21,6 +21,7 @@
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/forms/weight_use.h"
 #include "vtensor/runtime/session.h"
+#include "vtensor/runtime/session_plan.h"
 
 namespace vt {
 
@@ -305,6 +306,52 @@ Status AddEntry(CompileState* st, const std::string& name, const std::string& di
   return Status::Ok();
 }
 
+// Stores a plan's payload in the payload file (when there is one) instead of inline.
+Status PlacePlanPayload(vtensor::SessionPlanProto* plan, CompileState* st) {
+  if (!st->writer || !plan->has_raw_data()) return Status::Ok();
+  const std::string bytes = plan->raw_data();
+  VT_ASSIGN_OR_RETURN(uint64_t off, st->writer->Append(
+                                        reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  auto* x = plan->mutable_external();  // clears raw_data (one payload)
+  x->set_location(st->payload_name);
+  x->set_offset(static_cast<int64_t>(off));
+  x->set_length(static_cast<int64_t>(bytes.size()));
+  return Status::Ok();
+}
+
+// The session plan of `planned` (a session of MODEL after its passes), keyed by MODEL's graph
+// as a session imports it (runtime/session_plan.h).
+Status AddSessionPlan(const std::string& model_path, const Session& planned, CompileState* st) {
+  ImportOptions io;
+  io.infer_shapes = false;  // as Session::Load imports
+  VT_ASSIGN_OR_RETURN(Model source, LoadModel(model_path, io));
+  VT_ASSIGN_OR_RETURN(vtensor::SessionPlanProto plan, MakeSessionPlan(source, planned));
+  VT_RETURN_IF_ERROR(PlacePlanPayload(&plan, st));
+  *st->ext.add_session_plans() = std::move(plan);
+  ++st->sum.plans;
+  return Status::Ok();
+}
+
+// The plans of MODEL made for other options than this compile's (other devices or profiles),
+// their payloads copied as the kept compiled entries' are; damaged ones are dropped.
+void KeepOtherPlans(const vtensor::ModelExtension& old, const std::string& model_path,
+                    const std::set<std::string>& replaced, CompileState* st) {
+  for (const auto& p : old.session_plans()) {
+    if (replaced.count(p.options())) continue;
+    vtensor::SessionPlanProto copy = p;
+    if (p.has_external()) {
+      const auto& x = p.external();
+      auto mf = MappedFile::Open(JoinPath(DirName(model_path), x.location()));
+      if (!mf.ok() || x.offset() < 0 || x.length() < 0 ||
+          static_cast<uint64_t>(x.offset() + x.length()) > (*mf)->size())
+        continue;
+      copy.set_raw_data((*mf)->data() + x.offset(), static_cast<size_t>(x.length()));
+      if (!PlacePlanPayload(&copy, st).ok()) continue;
+    }
+    *st->ext.add_session_plans() = std::move(copy);
+  }
+}
+
 // Creates a prepare-only session of MODEL for `isa`; every weight of `sources` it packs
 // becomes an entry (once per form).
 Status CompileForDevice(const std::string& model_path, IsaLevel isa,
@@ -341,7 +388,8 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
   auto s = Session::Create(std::move(model), so, nullptr);
   if (!s.ok())
     return s.take_status().WithContext("compile for " + std::string(IsaArchitecture(isa)));
-  return failure;
+  VT_RETURN_IF_ERROR(failure);
+  return AddSessionPlan(model_path, **s, st);
 }
 
 }  // namespace
@@ -368,6 +416,14 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   std::set<std::string> archs;
   for (IsaLevel d : devices) archs.insert(IsaArchitecture(d));
   VT_RETURN_IF_ERROR(KeepOtherEntries(cm.ext, model_path, archs, &st));
+  std::set<std::string> plan_options;
+  for (IsaLevel d : devices) {
+    SessionOptions so;
+    so.isa = d;
+    so.profile = opts.profile;
+    plan_options.insert(SessionPlanOptions(so));
+  }
+  KeepOtherPlans(cm.ext, model_path, plan_options, &st);
   for (IsaLevel isa : devices) VT_RETURN_IF_ERROR(CompileForDevice(model_path, isa, sources, &st));
 
   VT_RETURN_IF_ERROR(LinkExternalData(cm, out_path));

@@ -51,6 +51,7 @@ struct CompileModelSummary {
   uint64_t payload_bytes = 0;  // sum of payload sizes
   std::string payload_file;    // "" when inline
   size_t kept_entries = 0;     // entries of other architectures kept from MODEL
+  size_t plans = 0;            // session plans written (one per device; runtime/session_plan.h)
 };
 
 // Options from the names `vtensor compile` takes (the Python package's `vtensor.compile` too):

@@ -61,6 +61,18 @@ void PrintCacheReport(const Session& s, FILE* out) {
                                               : r.verified ? "  (verified)" : "  (not verified)")
                                            : "");
   }
+  // The plan's line first: scripts read the compiled-tensor totals from the last line.
+  const CacheEntryReport& p = s.plan_report();
+  if (p.state == EntryState::kPending) {
+    fmt::print(out, "session plan: none\n");
+  } else {
+    fmt::print(out, "session plan {} {} ({} bytes{}): {}{}{}\n", p.index, p.type_name,
+               p.payload_bytes, p.location.empty() ? " inline" : " in " + p.location,
+               EntryStateText(p), p.detail.empty() ? "" : "  " + p.detail,
+               p.state == EntryState::kHit ? (p.memo ? "  (verified: memo)"
+                                              : p.verified ? "  (verified)" : "  (not verified)")
+                                           : "; the graph passes ran at load");
+  }
   fmt::print(out, "compiled tensors: {} entries, {} hit, {} miss\n", s.cache_report().size(), hits,
              s.cache_report().size() - hits);
 }

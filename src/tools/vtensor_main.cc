@@ -154,6 +154,8 @@ CLI::App* AddBenchLoad(CLI::App& app, vt::cli::BenchLoadArgs& bench_load) {
   cmd->add_option("--ort", bench_load.ort,
                   "vtensor-ort-bench program (default: beside vtensor; 'none' skips ORT)");
   cmd->add_flag("--json", bench_load.json, "as JSON");
+  cmd->add_flag("--phases", bench_load.phases,
+                "also the time of each step of session creation, per row");
   return cmd;
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On real models, a compiled model hits every entry and computes byte for byte what
-# the same model computes without its cache. For each profile (exact, compact):
+# On real models, a compiled model hits every entry and its session plan, and computes byte for
+# byte what the same model computes without its cache (weights packed and passes run at load). For each profile (exact, compact):
 #   vtensor compile MODEL -o T/P.onnx --profile P          (external payload T/P.onnx.vtpack)
 #   vtensor inspect T/P.onnx --cache --profile P           -> every entry HIT (at least one)
 #   vtensor run T/P.onnx --profile P --save-outputs T/hit  \  every output_N.pb identical
@@ -71,6 +71,10 @@ for profile in exact compact; do
   [[ "$entries" -gt 0 ]] || fail "$label/$profile: compile wrote no entries"
   [[ "$misses" -eq 0 && "$hits" -eq "$entries" ]] || fail "$label/$profile: $misses of $entries entries MISS"
   if grep -q "(not verified)" "$out/inspect.txt"; then fail "$label/$profile: a hit was not verified under --verify always"; fi
+  # The session plan (docs/compiled-tensors.md, "Session plans") hits too: the hit run below
+  # skips the graph passes, the --no-cache run makes them, and their outputs must be identical.
+  grep -Eq "^session plan [0-9]+ vt.session_plan .*: HIT  \(verified\)$" "$out/inspect.txt" ||
+    fail "$label/$profile: the session plan is not a verified HIT"
 
   for mode in hit miss; do
     flags=(--profile "$profile" --save-outputs "$out/$mode")

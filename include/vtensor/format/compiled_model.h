@@ -1,8 +1,8 @@
 // Reading and writing models that carry compiled tensors (docs/design.md §4,
 // docs/compiled-tensors.md). The extension messages are in src/format/vtensor_ext.proto (ModelProto fields 27
-// struct_types, 28 devices, 29 compiled_tensors; numbers defined only there).
+// struct_types, 28 devices, 29 compiled_tensors, 30 session_plans; numbers defined only there).
 //
-// A model is parsed as a stock onnx::ModelProto; the unknown fields 27-29 are moved out of it
+// A model is parsed as a stock onnx::ModelProto; the unknown fields 27-30 are moved out of it
 // into a vtensor::ModelExtension, and every other field, known or unknown, stays intact.
 // Writing serializes the ModelProto and appends the serialized extension (protobuf merge
 // semantics), atomically (temp file + rename); the source model is never modified in place.
@@ -28,17 +28,17 @@ struct CompiledModel {
   CompiledModel(CompiledModel&&) noexcept;
   CompiledModel& operator=(CompiledModel&&) noexcept;
 
-  std::unique_ptr<onnx::ModelProto> model;  // without fields 27-29
-  vtensor::ModelExtension ext;              // fields 27-29
+  std::unique_ptr<onnx::ModelProto> model;  // without fields 27-30
+  vtensor::ModelExtension ext;              // fields 27-30
   std::string path;                         // for messages and relative external locations
 };
 
 // Parses model bytes. Errors: InvalidArgument "PATH: not a valid ModelProto" or "PATH: field
-// 27/28/29 (struct_types/devices/compiled_tensors) is malformed".
+// 27/28/29/30 (struct_types/devices/compiled_tensors/session_plans) is malformed".
 Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size, const std::string& path);
 // Reads a model file (memory-mapped). Errors: NotFound, IoError, as ParseCompiledModel.
 Expected<CompiledModel> ReadCompiledModel(const std::string& path);
-// Only fields 27-29 of model bytes, without building the ModelProto: every other top-level
+// Only fields 27-30 of model bytes, without building the ModelProto: every other top-level
 // field is skipped (initializer bytes are never copied). A model without them gives an empty
 // extension. Errors: InvalidArgument for malformed protobuf or extension fields.
 Expected<std::shared_ptr<vtensor::ModelExtension>> ParseModelExtension(const void* data,

@@ -23,6 +23,9 @@ struct CacheSummary {
   // another entry served (entries for other CPUs or profiles beside the session's own), and
   // kCacheDisabled (the caller turned the cache off).
   std::map<MissReason, size_t> misses;
+  // Why the model's session plan (docs/compiled-tensors.md, "Session plans") was not used, so
+  // that the session ran its graph passes at load; kNone: no plan, a hit, or the cache off.
+  MissReason plan_miss = MissReason::kNone;
   size_t missed() const;
 };
 
@@ -32,7 +35,8 @@ CacheSummary SummarizeCache(const std::vector<CacheEntryReport>& report);
 // The warning for `s`, naming `model_path` ("" for a model from memory, shown as MODEL), e.g.
 //   vtensor: warning: m.onnx: 3 of 3 compiled tensors not used (payload-missing 3); their
 //   weights were packed at load; see `vtensor inspect m.onnx --cache`
-// Reason codes (MissReasonCode) in MissReason order, reasons sharing a code added up.
+// Reason codes (MissReasonCode) in MissReason order, reasons sharing a code added up. A missed
+// session plan adds "the session plan was not used (stale-graph); the graph passes ran at load".
 // `extension_error` (the model's compiled-tensor fields could not be parsed) gives the line
 // too. "" when there is nothing to report: no entries, or every weight served.
 std::string CacheMissLine(const CacheSummary& s, std::string_view model_path,

@@ -49,6 +49,11 @@ enum class MissReason : uint8_t {
   // selection
   kCacheDisabled,       // compiled entries are disabled for the session
   kNotSelected,         // valid, but no kernel of the session reads that form
+  // session plans (docs/compiled-tensors.md, "Session plans")
+  kOtherPlanVersion,    // format_version or runtime_version differs from this runtime's
+  kOtherOptions,        // made for other pass options (folding, fusions, ISA, profile)
+  kStaleGraph,          // the source graph's digest differs: the model changed since
+  kBadPlan,             // the plan graph does not parse or does not resolve
 };
 
 // The code the report prints ("malformed", "incompatible-device", ...); "" for kNone.

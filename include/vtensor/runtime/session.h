@@ -76,6 +76,12 @@ struct SessionOptions {
   std::function<void(const std::string& line)> cache_warning = WriteCacheWarningToStderr;
 };
 
+// One step of session creation and its wall time, for `vtensor bench-load --phases`.
+struct LoadPhase {
+  std::string name;  // "parse", "import", "pass constant-folding", "prepare", ...
+  double ms = 0;     // wall milliseconds
+};
+
 class GraphRunner;
 class BufferPools;
 class OpProfile;  // vtensor/exec/op_profile.h
@@ -150,10 +156,23 @@ class Session {
   const std::string& extension_error() const { return extension_error_; }
   // The cache report summarised (forms/cache_summary.h): hits, and the misses that left
   // weights packed at load by reason. Final once Create returns.
-  CacheSummary cache_summary() const { return SummarizeCache(cache_report()); }
+  CacheSummary cache_summary() const;
+  // The model's session plan (runtime/session_plan.h): HIT (the passes were skipped), MISS with
+  // its reason (they ran), or state kPending when the model has none. type_name is
+  // "vt.session_plan"; index is its place in the model's plans.
+  const CacheEntryReport& plan_report() const { return plan_report_; }
+  // Whether a pass relied on one size per dim_param (then Run checks the inputs for it).
+  bool binds_dim_params() const { return binds_dim_params_; }
+  // The steps creation took, in order (Load's parse and import included; their sum is the
+  // session-ready time less the caller's own overhead).
+  const std::vector<LoadPhase>& load_phases() const { return load_phases_; }
 
  private:
   Session() = default;
+  // Create, with the phases the caller already timed (Load: parse, import).
+  static Expected<std::unique_ptr<Session>> CreateTimed(
+      Model model, const SessionOptions& opts,
+      std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases);
   Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
                                          OpProfile* profile = nullptr) const;
   Status RunRefused() const;
@@ -170,6 +189,8 @@ class Session {
   // A session pass relied on dim_params binding one size each (Run then checks the inputs).
   bool binds_dim_params_ = false;
   std::unique_ptr<GraphRunner> runner_;
+  std::vector<LoadPhase> load_phases_;
+  CacheEntryReport plan_report_;
 };
 
 }  // namespace vt

@@ -1,0 +1,66 @@
+// The graph of a session plan (docs/compiled-tensors.md, "Session plans"): a Graph written as
+// typed plan messages (format/vtensor_ext.proto PlanGraphProto) and read back into an equal
+// Graph, and the digests that key a plan to its source graph.
+//
+// Equal means: the same nodes in the same order (name, op type, domain, opset, inputs,
+// outputs, every attribute, subgraphs included), the same inputs, outputs and static types
+// (Graph::values, metadata included) and initializers of the same names, types and bytes. A
+// session built from the read graph therefore prepares the same kernels as one built from the
+// written graph.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "vtensor/base/status.h"
+#include "vtensor/format/tensor_proto.h"
+#include "vtensor/format/vtensor_ext.pb.h"
+#include "vtensor/graph/graph.h"
+
+namespace vt {
+
+// The tensors of a source graph a plan refers to instead of storing them: the main graph's
+// initializers, and the `value` of each of its Constant nodes, named after the node's output
+// (models that keep their weights in Constant nodes fold them into initializers of that name).
+std::map<std::string, Tensor> SourceTensors(const Graph& g);
+
+// Stored tensors of at least kBorrowMinBytes go, when the writer is given `blobs`, to that
+// buffer at this alignment (PlanBlobProto); the plan payload puts them ahead of the graph.
+inline constexpr size_t kPlanBlobAlign = 64;
+
+// The tensor bytes of a plan payload (ahead of its graph), kept alive by `keep_alive`.
+struct PlanBlobs {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keep_alive;
+};
+
+// Writes `g` into `p`. Main-graph initializers and Constant-node values equal to the tensor of
+// the same name in `source` (SourceTensors of the source graph: type, shape and bytes; may be
+// null) are written as references to it, every other tensor with its bytes. Subgraph tensors
+// are always written with their bytes: in `blobs` (when given, for tensors of at least
+// kBorrowMinBytes, 64-byte aligned offsets into it), else as a serialized TensorProto.
+void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source,
+                 vtensor::PlanGraphProto* p, std::string* blobs = nullptr);
+
+// Reads a graph written by GraphToPlan. References resolve against `source` (SourceTensors of
+// the source graph); blob tensors are read from `blobs`, in place when 64-byte aligned, else
+// copied. Errors: InvalidArgument naming ctx.file, the graph and the field: a reference to a
+// missing source tensor or one of another type or shape, a blob outside `blobs` or of another
+// size than its type, an unknown type or kind number, a tensor that does not parse.
+Expected<std::shared_ptr<Graph>> GraphFromPlan(const vtensor::PlanGraphProto& p,
+                                               const std::map<std::string, Tensor>& source,
+                                               const PlanBlobs& blobs, const Graph* parent,
+                                               const TensorContext& ctx);
+
+// "xxh3-128:HEX" of the graph's structure: GraphToPlan with every source tensor (main-graph
+// initializers and Constant-node values) written as a reference (name, type and dims, not its
+// bytes), serialized.
+std::string GraphStructureDigest(const Graph& g);
+
+// "xxh3-128:HEX" of the source tensors (SourceTensors): for each in name order its name, data
+// type, dims and bytes (string tensors as their serialized TensorProto).
+std::string InitializerDigest(const Graph& g);
+
+}  // namespace vt

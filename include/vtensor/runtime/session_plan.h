@@ -1,0 +1,62 @@
+// Session plans (docs/compiled-tensors.md, "Session plans"): the graph a session's passes make
+// from a model (constants folded, shapes made static, fusions applied), written by `vtensor
+// compile` as one more compiled entry (ModelProto field 30) so that a session whose key matches
+// skips the passes. A plan is a cache like the compiled tensors: used only when its key
+// matches, otherwise a MISS with a typed reason (forms/miss_reason.h) after which the passes
+// run as without it; a hit and a miss give bit-identical outputs.
+//
+// Key: the plan format version and runtime version (kSessionPassesAbi, kPackedAbiVersion), the
+// session options that change the passes (SessionPlanOptions), the digest of the source graph's
+// structure (nodes, attributes, inputs, outputs, static types, initializer names, types and
+// dims: GraphStructureDigest) and of its initializers' bytes (InitializerDigest), and the
+// payload's own digest.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vtensor/base/status.h"
+#include "vtensor/format/vtensor_ext.pb.h"
+#include "vtensor/forms/weight_cache.h"
+#include "vtensor/graph/graph.h"
+#include "vtensor/runtime/session.h"
+
+namespace vt {
+
+// Version of the plan messages (SessionPlanProto, PlanGraphProto).
+inline constexpr int64_t kSessionPlanFormatVersion = 1;
+// Bumped whenever a session pass (SessionPassNames) changes the graph it writes for some
+// model: older plans then MISS(incompatible-plan) instead of standing for a graph this
+// runtime would no longer make.
+inline constexpr int64_t kSessionPassesAbi = 1;
+// The struct type name a plan's report row carries (CacheEntryReport::type_name).
+inline constexpr const char kSessionPlanTypeName[] = "vt.session_plan";
+
+// "passes-N packed-M": SessionPlanProto.runtime_version of this runtime.
+std::string SessionPlanRuntimeVersion();
+// The options that change what the passes make, as one canonical line, e.g.
+// "isa=x86_64-avx512 profile=exact passes=constant-folding,fold-shapes,...".
+std::string SessionPlanOptions(const SessionOptions& opts);
+
+// The plan of `planned` (a session created from `source` with `opts`; its graph after the
+// passes). Main-graph initializers equal to `source`'s are stored as references; the payload
+// (a serialized PlanGraphProto) goes inline in raw_data. Errors: InvalidArgument over 2 GiB.
+Expected<vtensor::SessionPlanProto> MakeSessionPlan(const Model& source, const Session& planned);
+
+// A plan looked up for a session.
+struct PlanLookup {
+  CacheEntryReport report;       // state kPending: the model has no plan
+  std::shared_ptr<Graph> graph;  // on a hit: the graph after the passes
+  bool binds_dim_params = false;
+};
+
+// Applies the loading rules to the plans of `ext` for a session of `source` (imported, before
+// any pass) with `opts`: version, options, payload, digests (per opts.cache.verify; the memo of
+// forms/verify_memo.h covers them under memo) and the plan graph itself. Never fails: every
+// problem is a miss.
+PlanLookup LookupSessionPlan(const Model& source,
+                             const std::shared_ptr<const vtensor::ModelExtension>& ext,
+                             const SessionOptions& opts);
+
+}  // namespace vt

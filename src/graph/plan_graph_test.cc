@@ -1,0 +1,178 @@
+#include "vtensor/graph/plan_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace vt {
+namespace {
+
+Tensor Named(Tensor t, const std::string& name) {
+  t.set_name(name);
+  return t;
+}
+
+// A main graph with an initializer, a Constant node, a node with one attribute of every kind
+// (a subgraph among them, with its own initializer), symbolic dims and typed metadata.
+std::shared_ptr<Graph> SampleGraph() {
+  auto g = std::make_shared<Graph>();
+  g->name = "main";
+  g->SetInitializer("w", Tensor::FromF32(std::vector<float>(2048, 0.5f), {32, 64}));
+  TensorSpec x(TypeInfo::Tensor(DType::kFloat32, SymShape{Dim{-1, "batch"}, Dim{64, ""}}));
+  x.SetMeta("vt.count", int64_t{3});
+  x.SetMeta("vt.scale", 0.25);
+  x.SetMeta("vt.dims", std::vector<int64_t>{1, 2});
+  g->inputs.push_back({"x", x});
+  g->values["x"] = x;
+  g->outputs.push_back({"y", TensorSpec(TypeInfo::Tensor(DType::kFloat32, std::nullopt))});
+  Node c;
+  c.name = "c";
+  c.op_type = "Constant";
+  c.opset = 13;
+  c.outputs = {"k"};
+  c.attrs["value"] = {"value", Attribute::Type::kTensor};
+  c.attrs["value"].t = Named(Tensor::FromF32(std::vector<float>(1500, 1.5f), {1500}), "k");
+  g->nodes.push_back(c);
+  Node n;
+  n.name = "n";
+  n.op_type = "Gelu";
+  n.opset = 20;  // a fused node's own opset
+  n.inputs = {"x", "w", "", "k"};
+  n.outputs = {"y"};
+  auto add = [&n](Attribute a) { n.attrs[a.name] = std::move(a); };
+  Attribute f{"f", Attribute::Type::kFloat};
+  f.f = 0.1f;
+  add(f);
+  Attribute i{"i", Attribute::Type::kInt};
+  i.i = -7;
+  add(i);
+  Attribute s{"s", Attribute::Type::kString};
+  s.s = std::string("a\0b", 3);
+  add(s);
+  Attribute fs{"fs", Attribute::Type::kFloats};
+  fs.floats = {1e-30f, -0.0f};
+  add(fs);
+  Attribute is{"is", Attribute::Type::kInts};
+  is.ints = {1, -2};
+  add(is);
+  Attribute ss{"ss", Attribute::Type::kStrings};
+  ss.strings = {"p", ""};
+  add(ss);
+  Attribute t{"t", Attribute::Type::kTensor};
+  t.t = Named(Tensor::FromI64({4, 5}), "t");
+  add(t);
+  Attribute tp{"tp", Attribute::Type::kTypeProto};
+  tp.tp = TypeInfo::Tensor(DType::kInt64, SymShape{Dim{2, ""}});
+  add(tp);
+  auto sub = std::make_shared<Graph>();
+  sub->name = "body";
+  sub->parent = g.get();
+  sub->SetInitializer("b", Tensor::FromF32({1, 2, 3}, {3}));
+  Node sn;
+  sn.name = "sn";
+  sn.op_type = "Identity";
+  sn.opset = 13;
+  sn.inputs = {"b"};
+  sn.outputs = {"o"};
+  sub->nodes.push_back(sn);
+  sub->outputs.push_back({"o", TensorSpec()});
+  Attribute gr{"g", Attribute::Type::kGraph};
+  gr.g = sub;
+  add(gr);
+  g->nodes.push_back(n);
+  return g;
+}
+
+std::string Bytes(const Tensor& t) {
+  const Tensor c = t.Contiguous();
+  return std::string(static_cast<const char*>(c.raw_data()), c.nbytes());
+}
+
+TEST(PlanGraphTest, RoundTripKeepsEveryFieldAndRefersToSourceTensors) {
+  auto g = SampleGraph();
+  const auto sources = SourceTensors(*g);
+  ASSERT_EQ(sources.size(), 2u);  // the initializer and the Constant's value
+  vtensor::PlanGraphProto p;
+  std::string blobs;
+  GraphToPlan(*g, &sources, &p, &blobs);
+  EXPECT_TRUE(p.initializer(0).has_source());
+  EXPECT_TRUE(blobs.empty()) << "source tensors are referred to, not stored";
+  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  auto back = GraphFromPlan(p, sources, PlanBlobs{}, nullptr, ctx);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  const Graph& b = **back;
+  EXPECT_EQ(GraphStructureDigest(b), GraphStructureDigest(*g));
+  EXPECT_EQ(InitializerDigest(b), InitializerDigest(*g));
+  ASSERT_EQ(b.nodes.size(), 2u);
+  const Node& n = b.nodes[1];
+  EXPECT_EQ(n.opset, 20);
+  EXPECT_EQ(n.inputs, (std::vector<std::string>{"x", "w", "", "k"}));
+  EXPECT_EQ(n.FindAttr("s")->s, std::string("a\0b", 3));
+  EXPECT_EQ(std::memcmp(n.FindAttr("fs")->floats.data(), g->nodes[1].FindAttr("fs")->floats.data(),
+                        2 * sizeof(float)),
+            0);
+  EXPECT_EQ(n.FindAttr("g")->g->parent, &b);
+  EXPECT_EQ(Bytes(n.FindAttr("g")->g->initializers.at("b")), Bytes(Tensor::FromF32({1, 2, 3}, {3})));
+  EXPECT_EQ(b.values.at("x").metadata(), g->values.at("x").metadata());
+  EXPECT_EQ(b.inputs[0].spec.type().ToString(), g->inputs[0].spec.type().ToString());
+  // The referred tensors are the source's own (no copy).
+  EXPECT_EQ(b.initializers.at("w").raw_data(), g->initializers.at("w").raw_data());
+}
+
+TEST(PlanGraphTest, StoredTensorsGoToAlignedBlobs) {
+  auto g = SampleGraph();
+  vtensor::PlanGraphProto p;
+  std::string blobs;
+  GraphToPlan(*g, nullptr, &p, &blobs);  // no source: every tensor is stored
+  ASSERT_TRUE(p.initializer(0).has_blob());
+  EXPECT_EQ(p.initializer(0).blob().offset() % static_cast<int64_t>(kPlanBlobAlign), 0);
+  // In an aligned buffer the blobs are used in place.
+  auto* aligned = static_cast<uint8_t*>(std::aligned_alloc(kPlanBlobAlign, blobs.size() + 64));
+  std::memcpy(aligned, blobs.data(), blobs.size());
+  std::shared_ptr<const void> keep(aligned, [](const void* q) { std::free(const_cast<void*>(q)); });
+  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  auto back = GraphFromPlan(p, {}, PlanBlobs{aligned, blobs.size(), keep}, nullptr, ctx);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(Bytes((*back)->initializers.at("w")), Bytes(g->initializers.at("w")));
+  EXPECT_EQ((*back)->initializers.at("w").raw_data(), aligned + p.initializer(0).blob().offset());
+  EXPECT_EQ(GraphStructureDigest(**back), GraphStructureDigest(*g));
+}
+
+TEST(PlanGraphTest, BadReferencesAndBlobsAreErrorsNamingTheTensor) {
+  auto g = SampleGraph();
+  const auto sources = SourceTensors(*g);
+  vtensor::PlanGraphProto p;
+  GraphToPlan(*g, &sources, &p);
+  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  auto missing = GraphFromPlan(p, {}, PlanBlobs{}, nullptr, ctx);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("no source initializer 'w'"), std::string::npos)
+      << missing.status().message();
+  auto other = sources;
+  other["w"] = Tensor::FromF32({1}, {1});
+  auto wrong = GraphFromPlan(p, other, PlanBlobs{}, nullptr, ctx);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("initializer 'w'"), std::string::npos);
+  vtensor::PlanGraphProto q;
+  std::string blobs;
+  GraphToPlan(*g, nullptr, &q, &blobs);
+  auto cut = GraphFromPlan(q, {}, PlanBlobs{reinterpret_cast<const uint8_t*>(blobs.data()), 64, nullptr},
+                           nullptr, ctx);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("tensor 'w': blob"), std::string::npos)
+      << cut.status().message();
+}
+
+TEST(PlanGraphTest, DigestsFollowStructureAndBytes) {
+  auto g = SampleGraph();
+  const std::string structure = GraphStructureDigest(*g), bytes = InitializerDigest(*g);
+  EXPECT_EQ(structure.rfind("xxh3-128:", 0), 0u);
+  g->initializers["w"] = Tensor::FromF32(std::vector<float>(2048, 0.75f), {32, 64});
+  EXPECT_EQ(GraphStructureDigest(*g), structure) << "bytes are not structure";
+  EXPECT_NE(InitializerDigest(*g), bytes);
+  g->nodes[1].attrs["i"].i = 8;
+  EXPECT_NE(GraphStructureDigest(*g), structure);
+}
+
+}  // namespace
+}  // namespace vt

@@ -1,0 +1,222 @@
+#include "vtensor/runtime/session_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "vtensor/base/file.h"
+#include "vtensor/format/payload_digest.h"
+#include "vtensor/forms/verify_memo.h"
+#include "vtensor/graph/plan_graph.h"
+
+namespace vt {
+
+std::string SessionPlanRuntimeVersion() {
+  return "passes-" + std::to_string(kSessionPassesAbi) + " packed-" + kPackedAbiVersion;
+}
+
+std::string SessionPlanOptions(const SessionOptions& opts) {
+  std::string passes;
+  for (const std::string& n : SessionPassNames(opts)) passes += (passes.empty() ? "" : ",") + n;
+  return std::string("isa=") + IsaArchitecture(opts.isa) +
+         " profile=" + WeightProfileName(opts.profile) + " passes=" + passes;
+}
+
+Expected<vtensor::SessionPlanProto> MakeSessionPlan(const Model& source, const Session& planned) {
+  vtensor::SessionPlanProto p;
+  p.set_format_version(kSessionPlanFormatVersion);
+  p.set_runtime_version(SessionPlanRuntimeVersion());
+  p.set_options(SessionPlanOptions(planned.options()));
+  p.set_graph_digest(GraphStructureDigest(*source.graph));
+  p.set_initializer_digest(InitializerDigest(*source.graph));
+  p.set_binds_dim_params(planned.binds_dim_params());
+  vtensor::PlanGraphProto g;
+  const std::map<std::string, Tensor> sources = SourceTensors(*source.graph);
+  // Payload: the stored tensors' bytes, then the graph (at a 64-byte aligned offset).
+  std::string bytes;
+  GraphToPlan(*planned.model().graph, &sources, &g, &bytes);
+  bytes.resize((bytes.size() + kPlanBlobAlign - 1) / kPlanBlobAlign * kPlanBlobAlign, '\0');
+  p.set_graph_offset(static_cast<int64_t>(bytes.size()));
+  if (g.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !g.AppendToString(&bytes))
+    return InvalidArgument(source.path + ": session plan graph over 2 GiB");
+  p.set_payload_digest(PayloadDigest(bytes.data(), bytes.size()));
+  p.set_raw_data(std::move(bytes));
+  return p;
+}
+
+namespace {
+
+struct PlanBytes {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> keep_alive;
+  std::string file;  // the external payload file ("" inline)
+};
+
+std::optional<CacheMiss> Miss(MissReason r, std::string detail) {
+  return CacheMiss{r, std::move(detail)};
+}
+
+// The plan whose version and options are this session's; else the first plan's reason.
+std::optional<CacheMiss> PickPlan(const vtensor::ModelExtension& ext, const SessionOptions& opts,
+                                  int* pick) {
+  const std::string version = SessionPlanRuntimeVersion(), options = SessionPlanOptions(opts);
+  std::optional<CacheMiss> first;
+  for (int i = 0; i < ext.session_plans_size(); ++i) {
+    const auto& p = ext.session_plans(i);
+    if (p.format_version() != kSessionPlanFormatVersion || p.runtime_version() != version) {
+      if (!first)
+        first = Miss(MissReason::kOtherPlanVersion,
+                     "format_version " + std::to_string(p.format_version()) + ", runtime_version '" +
+                         p.runtime_version() + "'; this runtime: " +
+                         std::to_string(kSessionPlanFormatVersion) + ", '" + version + "'");
+      continue;
+    }
+    if (p.options() != options) {
+      if (!first)
+        first = Miss(MissReason::kOtherOptions,
+                     "options '" + p.options() + "'; this session: '" + options + "'");
+      continue;
+    }
+    *pick = i;
+    return std::nullopt;
+  }
+  return first;
+}
+
+std::optional<CacheMiss> ReadPlanBytes(const vtensor::SessionPlanProto& p,
+                                       const std::shared_ptr<const vtensor::ModelExtension>& ext,
+                                       const std::string& model_path, PlanBytes* out) {
+  if (p.has_raw_data()) {
+    out->data = reinterpret_cast<const uint8_t*>(p.raw_data().data());
+    out->size = p.raw_data().size();
+    out->keep_alive = ext;
+    return std::nullopt;
+  }
+  if (!p.has_external()) return Miss(MissReason::kMissingField, "no payload (raw_data or external)");
+  const auto& x = p.external();
+  const std::string& loc = x.location();
+  if (loc.empty() || loc[0] == '/' || loc.find("..") != std::string::npos)
+    return Miss(MissReason::kBadPayloadLocation,
+                "external.location '" + loc + "' must be a relative path inside the model directory");
+  if (x.offset() < 0 || x.offset() % 64 != 0 || x.length() < 0)
+    return Miss(MissReason::kBadPayloadOffset,
+                "external offset " + std::to_string(x.offset()) + " must be a non-negative multiple of 64");
+  out->file = JoinPath(DirName(model_path.empty() ? std::string("./x") : model_path), loc);
+  auto mf = MappedFile::Open(out->file);
+  if (!mf.ok())
+    return Miss(mf.status().code() == StatusCode::kNotFound ? MissReason::kMissingPayloadFile
+                                                            : MissReason::kPayloadUnreadable,
+                mf.status().message());
+  if (static_cast<uint64_t>(x.offset()) + static_cast<uint64_t>(x.length()) > (*mf)->size())
+    return Miss(MissReason::kTruncatedPayload,
+                "payload file '" + loc + "' has " + std::to_string((*mf)->size()) +
+                    " bytes, the plan needs " + std::to_string(x.offset() + x.length()) +
+                    " (truncated)");
+  out->data = (*mf)->data() + x.offset();
+  out->size = static_cast<size_t>(x.length());
+  out->keep_alive = *mf;
+  return std::nullopt;
+}
+
+// The verification rules: the payload's own digest, the source graph's structure and (unless
+// verification is off) its initializers' bytes.
+std::optional<CacheMiss> VerifyPlan(const vtensor::SessionPlanProto& p, const PlanBytes& b,
+                                    const Graph& source, VerifyPolicy policy) {
+  if (p.payload_digest().empty())
+    return Miss(MissReason::kNoPayloadDigest, "the plan has no payload_digest");
+  if (Status st = CheckPayloadDigest(p.payload_digest(), b.data, b.size); !st.ok())
+    return Miss(MissReason::kPayloadDigest, st.message());
+  if (GraphStructureDigest(source) != p.graph_digest())
+    return Miss(MissReason::kStaleGraph,
+                "the source graph's structure digest differs from graph_digest (the model "
+                "changed since compile)");
+  if (policy != VerifyPolicy::kNever && InitializerDigest(source) != p.initializer_digest())
+    return Miss(MissReason::kStaleGraph,
+                "the source initializers' digest differs from initializer_digest (the model "
+                "changed since compile)");
+  return std::nullopt;
+}
+
+// Files whose bytes a plan's verification covers: the model, the payload file and the source
+// initializers' external data.
+std::set<std::string> MemoFiles(const Model& source, const PlanBytes& b) {
+  std::set<std::string> files = {source.path};
+  if (!b.file.empty()) files.insert(b.file);
+  for (const auto& [name, t] : SourceTensors(*source.graph))
+    if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
+  return files;
+}
+
+}  // namespace
+
+PlanLookup LookupSessionPlan(const Model& source,
+                             const std::shared_ptr<const vtensor::ModelExtension>& ext,
+                             const SessionOptions& opts) {
+  PlanLookup out;
+  CacheEntryReport& r = out.report;
+  r.type_name = kSessionPlanTypeName;
+  if (!ext || ext->session_plans_size() == 0) return out;
+  auto miss = [&r](CacheMiss m) {
+    r.state = EntryState::kMiss;
+    r.reason = m.reason;
+    r.detail = std::move(m.detail);
+  };
+  if (!opts.cache.enabled) {
+    miss({MissReason::kCacheDisabled, "compiled entries are disabled for the session"});
+    return out;
+  }
+  int pick = -1;
+  if (auto m = PickPlan(*ext, opts, &pick)) return miss(*m), out;
+  r.index = pick;
+  const auto& plan = ext->session_plans(pick);
+  PlanBytes bytes;
+  if (auto m = ReadPlanBytes(plan, ext, source.path, &bytes)) return miss(*m), out;
+  r.payload_bytes = static_cast<int64_t>(bytes.size);
+  if (plan.has_external()) r.location = plan.external().location();
+
+  const VerifyPolicy policy = opts.cache.verify;
+  const std::string abi = "session-plan " + SessionPlanRuntimeVersion() + " " + plan.options();
+  std::set<std::string> files;
+  MemoKey key;
+  std::string memo_path;
+  if (policy == VerifyPolicy::kMemo) {
+    files = MemoFiles(source, bytes);
+    key = ComputeMemoKey(files, abi);
+    const std::string dir = MemoDirectory(opts.cache.memo_dir);
+    if (key.ok && !dir.empty()) {
+      // Beside the compiled tensors' memo of the same files, under its own name.
+      const std::string weights_memo = MemoPath(dir, key);
+      memo_path = JoinPath(DirName(weights_memo), "plan-" + weights_memo.substr(DirName(weights_memo).size() + 1));
+      if (auto text = ReadFileToString(memo_path); text.ok())
+        if (auto done = ParseMemo(*text, key); done && std::count(done->begin(), done->end(), pick))
+          r.memo = true;
+    }
+  }
+  if (!r.memo) {
+    if (auto m = VerifyPlan(plan, bytes, *source.graph, policy)) return miss(*m), out;
+    r.verified = policy != VerifyPolicy::kNever;
+  }
+  const int64_t at = plan.graph_offset();
+  if (at < 0 || static_cast<uint64_t>(at) > bytes.size)
+    return miss({MissReason::kBadPlan, "graph_offset " + std::to_string(at) + " outside the " +
+                                           std::to_string(bytes.size) + "-byte payload"}), out;
+  const size_t graph_bytes = bytes.size - static_cast<size_t>(at);
+  auto holder = std::make_shared<vtensor::PlanGraphProto>();
+  if (graph_bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !holder->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
+    return miss({MissReason::kBadPlan, "the payload's graph is not a PlanGraphProto"}), out;
+  TensorContext ctx{source.path, nullptr, holder};
+  const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
+  auto g = GraphFromPlan(*holder, SourceTensors(*source.graph), blobs, nullptr, ctx);
+  if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
+  out.graph = std::move(*g);
+  out.binds_dim_params = plan.binds_dim_params();
+  r.state = EntryState::kHit;
+  if (r.verified && !memo_path.empty() && MemoRecordable(key, files, abi, opts.cache.read_started_ns))
+    WriteMemo(memo_path, FormatMemo(key, {pick}));
+  return out;
+}
+
+}  // namespace vt

@@ -1,0 +1,349 @@
+// Session plans (runtime/session_plan.h, docs/compiled-tensors.md "Session plans"). On the five
+// real models (model cache, inputs from tests/data/refcases) and the transformer test models
+// (tests/transformers, generated into the model cache; each case skipped when absent): a
+// compiled model's session takes its plan (HIT, no pass runs) and computes byte for byte what a
+// session without the cache computes. Fault injection on one model: a stale graph, another
+// version, other options, damaged or truncated plan bytes each give a MISS with its reason, the
+// warning line and the outputs of a session without the plan; plans with random byte flips
+// (their payload digest recomputed, so the plan parser sees them) never crash a load or a run.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tools/compile_model.h"
+#include "vtensor/format/compiled_model.h"
+#include "vtensor/format/payload_digest.h"
+#include "vtensor/graph/onnx_import.h"
+#include "vtensor/runtime/session.h"
+#include "vtensor/runtime/session_plan.h"
+
+namespace vt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ModelCache() {
+  const char* env = std::getenv("VTENSOR_MODEL_CACHE");
+  const char* home = std::getenv("HOME");
+  return env ? env : std::string(home ? home : "") + "/.cache/vtensor/models";
+}
+
+struct Case {
+  std::string name, model, data;
+};
+
+std::vector<Case> Cases() {
+  std::vector<Case> c;
+  for (const char* n : {"ch_PP-OCRv4_det_infer", "ch_PP-OCRv4_rec_infer",
+                        "ch_ppocr_mobile_v2.0_cls_infer", "silero_vad_16k_op15", "silero_vad_v5"})
+    c.push_back({n, ModelCache() + "/" + n + "/model.onnx",
+                 std::string(VTENSOR_SOURCE_DIR) + "/tests/data/refcases/" + n + "/test_data_set_0"});
+  for (const char* n : {"bert", "bert_ln17_tanh", "llama_decode", "llama_prefill"}) {
+    const std::string dir = ModelCache() + "/transformers-L0/" + n;
+    c.push_back({std::string("transformer_") + n, dir + "/model.onnx", dir + "/test_data_set_0"});
+  }
+  return c;
+}
+
+// A scratch directory removed at the end of the test.
+struct TempDir {
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "vt_plan_test_XXXXXX").string();
+    path = ::mkdtemp(t.data()) ? t : "";
+  }
+  ~TempDir() {
+    if (!path.empty()) fs::remove_all(path);
+  }
+  std::string path;
+};
+
+std::vector<std::string> OutputBytes(const std::vector<Value>& outs) {
+  std::vector<std::string> r;
+  auto add = [&](const Tensor& t) {
+    const Tensor c = t.Contiguous();
+    std::string s = ShapeToString(c.shape()) + DTypeName(c.dtype()) + ":";
+    if (c.dtype() == DType::kString) {
+      for (int64_t i = 0; i < c.numel(); ++i) s += c.data<std::string>()[i] + '\0';
+    } else {
+      s.append(static_cast<const char*>(c.raw_data()), c.nbytes());
+    }
+    r.push_back(std::move(s));
+  };
+  for (const Value& v : outs) {
+    if (v.is_tensor()) add(v.tensor());
+    if (v.is_sequence())
+      for (const Tensor& t : v.sequence()) add(t);
+    if (v.is_none()) r.push_back("none");
+  }
+  return r;
+}
+
+// What one load did: the plan's report, the warning lines and the outputs on `data`'s inputs.
+struct Loaded {
+  CacheEntryReport plan;
+  std::vector<std::string> warnings;
+  std::vector<std::string> outputs;
+};
+
+SessionOptions Options(const std::string& memo_dir, std::vector<std::string>* warnings) {
+  SessionOptions so;
+  so.cache.memo_dir = memo_dir;
+  so.cache_warning = [warnings](const std::string& line) { warnings->push_back(line); };
+  return so;
+}
+
+void LoadAndRun(const std::string& model, const std::string& data, SessionOptions so, Loaded* out) {
+  so.cache_warning = [out](const std::string& line) { out->warnings.push_back(line); };
+  auto s = Session::Load(model, so);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  out->plan = (*s)->plan_report();
+  std::vector<Value> in;
+  const auto ios = (*s)->inputs();
+  for (size_t i = 0; i < ios.size(); ++i) {
+    auto v = LoadValueFile(data + "/input_" + std::to_string(i) + ".pb", ios[i]->spec.type());
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    in.push_back(std::move(*v));
+  }
+  auto r = (*s)->Run(in);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  out->outputs = OutputBytes(*r);
+}
+
+Status Compile(const std::string& model, const std::string& out, bool external) {
+  CompileModelOptions o;
+  o.devices = {HostIsa()};
+  o.external_payload = external;
+  CompileModelSummary sum;
+  VT_RETURN_IF_ERROR(CompileModel(model, out, o, &sum));
+  if (sum.plans != 1) return Internal("compile wrote " + std::to_string(sum.plans) + " plans");
+  return Status::Ok();
+}
+
+class PlanOnModels : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PlanOnModels, HitComputesWhatTheGraphPassesCompute) {
+  const Case& c = GetParam();
+  if (::access(c.model.c_str(), R_OK) != 0) GTEST_SKIP() << c.model << " not in the model cache";
+  TempDir tmp;
+  const std::string out = tmp.path + "/m.onnx";
+  ASSERT_TRUE(Compile(c.model, out, true).ok());
+  std::vector<std::string> unused;
+  Loaded hit, miss;
+  LoadAndRun(out, c.data, Options(tmp.path + "/memo", &unused), &hit);
+  EXPECT_EQ(hit.plan.state, EntryState::kHit) << hit.plan.detail;
+  EXPECT_TRUE(hit.plan.verified);
+  EXPECT_TRUE(hit.warnings.empty()) << hit.warnings[0];
+  SessionOptions off = Options(tmp.path + "/memo", &unused);
+  off.cache.enabled = false;
+  LoadAndRun(out, c.data, off, &miss);
+  EXPECT_EQ(miss.plan.state, EntryState::kPending) << "the cache off: no plan is read";
+  EXPECT_EQ(hit.outputs, miss.outputs) << "plan HIT and the passes at load differ";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, PlanOnModels, ::testing::ValuesIn(Cases()),
+                         [](const auto& info) {
+                           std::string n = info.param.name;  // gtest names: [A-Za-z0-9_]
+                           for (char& ch : n)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return n;
+                         });
+
+// ---- fault injection, on the PP-OCR classifier (small, folds and fuses) ----
+
+class PlanFaults : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    c_ = Cases()[2];
+    if (::access(c_.model.c_str(), R_OK) != 0) GTEST_SKIP() << c_.model << " not in the model cache";
+    out_ = tmp_.path + "/m.onnx";
+    ASSERT_TRUE(Compile(c_.model, out_, true).ok());
+    auto cm = ReadCompiledModel(out_);
+    ASSERT_TRUE(cm.ok());
+    ASSERT_EQ(cm->ext.session_plans_size(), 1);
+    plan_ = cm->ext.session_plans(0);
+    ASSERT_TRUE(plan_.has_external());
+    SessionOptions off;
+    off.cache.enabled = false;
+    LoadAndRun(out_, c_.data, off, &reference_);
+  }
+  // Loads `model` and expects a plan MISS(reason), the warning naming its code, and the
+  // outputs of `want`.
+  void ExpectMiss(const std::string& model, MissReason reason, const Loaded& want,
+                  SessionOptions so = {}) {
+    so.cache.memo_dir = tmp_.path + "/memo";
+    Loaded got;
+    LoadAndRun(model, c_.data, so, &got);
+    EXPECT_EQ(got.plan.state, EntryState::kMiss);
+    EXPECT_EQ(got.plan.reason, reason) << MissReasonCode(got.plan.reason) << ": " << got.plan.detail;
+    ASSERT_EQ(got.warnings.size(), 1u);
+    EXPECT_NE(got.warnings[0].find(std::string("the session plan was not used (") +
+                                   MissReasonCode(reason) + ")"),
+              std::string::npos)
+        << got.warnings[0];
+    EXPECT_EQ(got.outputs, want.outputs);
+  }
+  // Rewrites the compiled model's plan with `edit`.
+  void EditPlan(const std::function<void(vtensor::SessionPlanProto*)>& edit) {
+    auto cm = ReadCompiledModel(out_);
+    ASSERT_TRUE(cm.ok());
+    edit(cm->ext.mutable_session_plans(0));
+    ASSERT_TRUE(WriteCompiledModel(*cm, out_).ok());
+  }
+  void PatchPayload(const std::function<void(std::fstream&, int64_t off, int64_t len)>& patch) {
+    std::fstream f(out_ + ".vtpack", std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.good());
+    patch(f, plan_.external().offset(), plan_.external().length());
+  }
+
+  TempDir tmp_;
+  Case c_;
+  std::string out_;
+  vtensor::SessionPlanProto plan_;
+  Loaded reference_;
+};
+
+TEST_F(PlanFaults, StaleGraphAfterTheModelWasEdited) {
+  // One float of a small initializer no compiled entry caches changes: the model the session
+  // loads is another one, and its outputs are those of the edited model without a plan.
+  auto cm = ReadCompiledModel(out_);
+  ASSERT_TRUE(cm.ok());
+  std::set<std::string> cached;
+  for (const auto& ct : cm->ext.compiled_tensors()) cached.insert(ct.source_name());
+  // The model keeps its small constants in initializers or Constant nodes.
+  std::vector<onnx::TensorProto*> candidates;
+  for (auto& t : *cm->model->mutable_graph()->mutable_initializer()) candidates.push_back(&t);
+  for (auto& n : *cm->model->mutable_graph()->mutable_node())
+    if (n.op_type() == "Constant" && n.output_size() == 1)
+      for (auto& a : *n.mutable_attribute())
+        if (a.name() == "value" && a.has_t()) {
+          a.mutable_t()->set_name(n.output(0));  // compiled entries name it after the output
+          candidates.push_back(a.mutable_t());
+        }
+  bool edited = false;
+  for (onnx::TensorProto* t : candidates) {
+    if (cached.count(t->name()) || t->data_type() != onnx::TensorProto::FLOAT ||
+        t->raw_data().size() < 4 || t->raw_data().size() > 4096)
+      continue;
+    std::string raw = t->raw_data();
+    float v;
+    std::memcpy(&v, raw.data(), 4);
+    v = v * 1.5f + 0.25f;
+    std::memcpy(raw.data(), &v, 4);
+    t->set_raw_data(raw);
+    edited = true;
+    break;
+  }
+  ASSERT_TRUE(edited);
+  ASSERT_TRUE(WriteCompiledModel(*cm, out_).ok());
+  SessionOptions off;
+  off.cache.enabled = false;
+  Loaded edited_ref;
+  LoadAndRun(out_, c_.data, off, &edited_ref);
+  ASSERT_NE(edited_ref.outputs, reference_.outputs) << "the edit must change the outputs";
+  ExpectMiss(out_, MissReason::kStaleGraph, edited_ref);
+}
+
+TEST_F(PlanFaults, OtherVersions) {
+  EditPlan([](vtensor::SessionPlanProto* p) { p->set_runtime_version("passes-0 packed-1"); });
+  ExpectMiss(out_, MissReason::kOtherPlanVersion, reference_);
+  EditPlan([](vtensor::SessionPlanProto* p) {
+    p->set_runtime_version(SessionPlanRuntimeVersion());
+    p->set_format_version(kSessionPlanFormatVersion + 1);
+  });
+  ExpectMiss(out_, MissReason::kOtherPlanVersion, reference_);
+}
+
+TEST_F(PlanFaults, OtherOptions) {
+  SessionOptions no_fuse;
+  no_fuse.fuse = false;
+  Loaded want;
+  SessionOptions off = no_fuse;
+  off.cache.enabled = false;
+  LoadAndRun(out_, c_.data, off, &want);
+  ExpectMiss(out_, MissReason::kOtherOptions, want, no_fuse);
+}
+
+TEST_F(PlanFaults, DamagedPlanBytes) {
+  PatchPayload([](std::fstream& f, int64_t off, int64_t len) {
+    f.seekg(off + len / 2);
+    char b = 0;
+    f.read(&b, 1);
+    b = static_cast<char>(b ^ 0x5a);
+    f.seekp(off + len / 2);
+    f.write(&b, 1);
+  });
+  ExpectMiss(out_, MissReason::kPayloadDigest, reference_);
+}
+
+TEST_F(PlanFaults, TruncatedPayload) {
+  fs::resize_file(out_ + ".vtpack", static_cast<uintmax_t>(plan_.external().offset() + 10));
+  // The compiled tensors before the plan keep their bytes; only the plan misses.
+  ExpectMiss(out_, MissReason::kTruncatedPayload, reference_);
+}
+
+TEST_F(PlanFaults, PayloadFileMissing) {
+  fs::remove(out_ + ".vtpack");
+  SessionOptions so;
+  so.cache.memo_dir = tmp_.path + "/memo";
+  Loaded got;
+  LoadAndRun(out_, c_.data, so, &got);
+  EXPECT_EQ(got.plan.reason, MissReason::kMissingPayloadFile);
+  ASSERT_EQ(got.warnings.size(), 1u);
+  EXPECT_NE(got.warnings[0].find("the session plan was not used (payload-missing)"), std::string::npos);
+  EXPECT_EQ(got.outputs, reference_.outputs);
+}
+
+TEST_F(PlanFaults, ByteFlipsNeverCrash) {
+  // Inline plans whose payload digest is recomputed after the flips: the plan parser and the
+  // plan graph reader see every damaged plan. A load either fails with an error, misses, or
+  // hits a graph that then runs or fails with an error; none may crash.
+  TempDir t;
+  const std::string inl = t.path + "/inline.onnx";
+  ASSERT_TRUE(Compile(c_.model, inl, false).ok());
+  auto cm = ReadCompiledModel(inl);
+  ASSERT_TRUE(cm.ok());
+  const std::string good = cm->ext.session_plans(0).raw_data();
+  std::mt19937 rng(7);
+  int hits = 0, misses = 0, errors = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    std::string bad = good;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) bad[rng() % bad.size()] ^= static_cast<char>(1 + rng() % 255);
+    auto* p = cm->ext.mutable_session_plans(0);
+    p->set_raw_data(bad);
+    p->set_payload_digest(PayloadDigest(bad.data(), bad.size()));
+    auto bytes = SerializeCompiledModel(*cm);
+    ASSERT_TRUE(bytes.ok());
+    SessionOptions so;
+    so.cache_warning = nullptr;
+    auto s = Session::LoadFromBytes(bytes->data(), bytes->size(), DirName(c_.model), so);
+    if (!s.ok()) {
+      ++errors;
+      continue;
+    }
+    ((*s)->plan_report().state == EntryState::kHit ? hits : misses)++;
+    std::vector<Value> in;
+    const auto ios = (*s)->inputs();
+    for (size_t i = 0; i < ios.size(); ++i) {
+      auto v = LoadValueFile(c_.data + "/input_" + std::to_string(i) + ".pb", ios[i]->spec.type());
+      if (v.ok()) in.push_back(std::move(*v));
+    }
+    if (in.size() == ios.size()) (void)(*s)->Run(in);
+  }
+  EXPECT_EQ(hits + misses + errors, 60);
+  EXPECT_GT(misses, 0);
+}
+
+}  // namespace
+}  // namespace vt

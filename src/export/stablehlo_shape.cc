@@ -14,7 +14,7 @@ namespace {
 Status ReshapeLike(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   const Shape out = cx.OutShape(0);
-  if (NumElements(out) != NumElements(x.shape))
+  if (!HasDynamicDims(out) && !HasDynamicDims(x.shape) && NumElements(out) != NumElements(x.shape))
     return cx.Error("cannot reshape " + ShapeToString(x.shape) + " to " + ShapeToString(out));
   cx.Set(0, cx.e().Reshape(x, out));
   return Status::Ok();

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "export/irpa_test_reader.h"
+#include "hlo_dynamic_shape.h"
 #include "vtensor/export/layout_attr.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_text.h"
@@ -408,8 +409,11 @@ Expected<std::vector<Tensor>> HloInterpreter::Run(const std::vector<Tensor>& inp
   std::map<std::string, HValue> env;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor t = inputs[i].Contiguous();
-    HValue v{args_[i].dtype, args_[i].shape, {}};
-    if (t.shape() != v.shape || t.dtype() != v.dtype) return InvalidArgument("input " + std::to_string(i) + " type");
+    HValue v{args_[i].dtype, t.shape(), {}};
+    bool fits = t.shape().size() == args_[i].shape.size() && t.dtype() == v.dtype;
+    for (size_t d = 0; fits && d < t.shape().size(); ++d)
+      fits = args_[i].shape[d] < 0 || args_[i].shape[d] == t.shape()[d];  // `?` takes any extent
+    if (!fits) return InvalidArgument("input " + std::to_string(i) + " type");
     for (int64_t k = 0; k < t.numel(); ++k) v.v.push_back(t.GetDouble(k));
     env[args_[i].ref] = std::move(v);
   }
@@ -460,8 +464,18 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     in.push_back(&it->second);
   }
   const std::string& n = op.name;
-  const std::string rtype = op.result_types.empty() ? "" : op.result_types[0];
+  std::string rtype = op.result_types.empty() ? "" : op.result_types[0];
+  if (rtype.find('?') != std::string::npos) {
+    VT_ASSIGN_OR_RETURN(auto t, ParseType(rtype));
+    VT_ASSIGN_OR_RETURN(Shape s, RunTimeShape(op, in, t.second));
+    rtype = StaticType(rtype, s);
+  }
   auto one = [](HValue v) { return std::vector<HValue>{std::move(v)}; };
+  if (n == "stablehlo.get_dimension_size") {
+    HValue out = Make(rtype);
+    out.v.at(0) = static_cast<double>(in.at(0)->shape.at(static_cast<size_t>(IntAttr(op.attrs, "dimension", 0))));
+    return one(std::move(out));
+  }
   if (n == "stablehlo.constant") {
     VT_ASSIGN_OR_RETURN(auto t, ParseType(rtype));
     VT_ASSIGN_OR_RETURN(HValue v, ParseDense(op.attrs, t.first, t.second));
@@ -515,7 +529,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     RoundAll(out);
     return one(std::move(out));
   }
-  if (n == "stablehlo.reshape") {
+  if (n == "stablehlo.reshape" || n == "stablehlo.dynamic_reshape") {
     HValue out = Make(rtype);
     out.v = in[0]->v;
     return one(std::move(out));
@@ -531,7 +545,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     });
     return one(std::move(out));
   }
-  if (n == "stablehlo.broadcast_in_dim") {
+  if (n == "stablehlo.broadcast_in_dim" || n == "stablehlo.dynamic_broadcast_in_dim") {
     HValue out = Make(rtype);
     const auto dims = ArrayAttr(op.attrs, "broadcast_dimensions");
     const auto xs = Strides(in[0]->shape);

@@ -44,6 +44,8 @@ struct Case {
   std::string target;
   bool externalize = true;
   std::map<std::string, Shape> shapes;
+  // Shapes to run inputs whose dims the export leaves dynamic with (not given to the export).
+  std::map<std::string, Shape> run_shapes;
   std::map<std::string, std::vector<double>> values;
   std::map<std::string, Tensor> feeds;  // fixed inputs (others random)
   double rtol = 1e-4, atol = 1e-5;
@@ -64,6 +66,7 @@ void CheckModel(const std::function<Expected<Model>()>& load, const Case& c) {
   o.input_values = c.values;
   auto mod = ExportStableHlo(*for_export, o);
   ASSERT_TRUE(mod.ok()) << mod.status().ToString();
+  if (!c.run_shapes.empty()) ASSERT_NE(mod->mlir.find('?'), std::string::npos) << "no dynamic dim exported";
   if (std::getenv("VT_DUMP_MLIR") != nullptr) std::fprintf(stderr, "%s\n", mod->mlir.c_str());
   std::vector<IrpaEntry> entries;
   for (const auto& p : mod->params) entries.push_back({p.key, p.layout_text, p.bytes});
@@ -91,8 +94,9 @@ void CheckModel(const std::function<Expected<Model>()>& load, const Case& c) {
     if (auto f = c.feeds.find(in->name); f != c.feeds.end()) {
       t = f->second;
     } else {
-      Shape s = c.shapes.count(in->name) ? c.shapes.at(in->name) : Shape{};
-      if (!c.shapes.count(in->name))
+      Shape s = c.shapes.count(in->name) ? c.shapes.at(in->name)
+                : c.run_shapes.count(in->name) ? c.run_shapes.at(in->name) : Shape{};
+      if (!c.shapes.count(in->name) && !c.run_shapes.count(in->name))
         for (const Dim& d : *in->spec.shape()) s.push_back(d.value);
       t = RandomTensor(in->spec.dtype(), s, seed++);
     }
@@ -423,6 +427,78 @@ TEST(ExportNumericTest, SyntheticTransformer) {
     std::remove(gen->data_path.c_str());
     std::remove(path.c_str());
   }
+  ::rmdir(dir);
+}
+
+// Modules with dynamic dims (docs/export.md, "Dynamic dims"): one export, run at several
+// extents of the dynamic dim, 1 included (a dynamic extent that happens to broadcast).
+TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
+  OnnxBuilder mlp(13);
+  mlp.Input("X", {-1, 16}).Output("Y", {-1, 8});
+  mlp.RandomInit("W1", {16, 32}, 21).RandomInit("B1", {32}, 22).RandomInit("W2", {32, 8}, 23);
+  mlp.RandomInit("B2", {8}, 24);
+  mlp.Node("MatMul", {"X", "W1"}, {"h"});
+  mlp.Node("Add", {"h", "B1"}, {"hb"});
+  mlp.Node("Relu", {"hb"}, {"r"});
+  auto& g = mlp.Node("Gemm", {"r", "W2", "B2"}, {"Y"});
+  OnnxBuilder::AttrF(g, "alpha", 0.5f);
+  OnnxBuilder conv(13);
+  conv.Input("X", {-1, 3, 8, 8}).Output("Y", {-1, 10}).Output("Z", {-1, 4, 1, 1});
+  conv.RandomInit("W1", {4, 3, 3, 3}, 11).RandomInit("B1", {4}, 12).RandomInit("W2", {64, 10}, 13);
+  conv.RandomInit("S", {4}, 14).RandomInit("Bn", {4}, 15).RandomInit("M", {4}, 16);
+  conv.Init("V", {4}, {0.5f, 1.0f, 1.5f, 2.0f});
+  auto& c1 = conv.Node("Conv", {"X", "W1", "B1"}, {"c"});
+  OnnxBuilder::AttrInts(c1, "pads", {1, 1, 1, 1});
+  conv.Node("BatchNormalization", {"c", "S", "Bn", "M", "V"}, {"bn"});
+  conv.Node("Relu", {"bn"}, {"r"});
+  auto& pool = conv.Node("AveragePool", {"r"}, {"p"});
+  OnnxBuilder::AttrInts(pool, "kernel_shape", {2, 2});
+  OnnxBuilder::AttrInts(pool, "strides", {2, 2});
+  conv.Node("GlobalAveragePool", {"p"}, {"Z"});
+  conv.Node("Flatten", {"p"}, {"f"});
+  conv.Node("MatMul", {"f", "W2"}, {"m"});
+  conv.Node("Softmax", {"m"}, {"Y"});
+  for (int64_t n : {1, 3}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    Case a;
+    a.run_shapes["X"] = {n, 16};
+    Check(mlp, a);
+    for (const char* t : {"", "x86_64-avx2"}) {
+      Case b;
+      b.target = t;
+      b.run_shapes["X"] = {n, 3, 8, 8};
+      Check(conv, b);
+    }
+  }
+}
+
+// Attention with a dynamic sequence length: reshapes to heads and back, Q K^T contracting
+// over a static dim, softmax over a dynamic one, probs V contracting over it.
+TEST(ExportNumericTest, SyntheticTransformerWithDynamicSeq) {
+  char dir_template[] = "/tmp/vt_export_dyn_XXXXXX";
+  const char* dir = ::mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  TransformerConfig tc;
+  tc.hidden = 64;
+  tc.ffn = 172;
+  tc.heads = 4;
+  tc.layers = 2;
+  tc.seq = 5;
+  tc.dynamic_seq = true;
+  const std::string path = std::string(dir) + "/synthetic.onnx";
+  auto gen = WriteSyntheticTransformer(tc, path, WeightStorage::kExternal);
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  for (int64_t seq : {1, 6}) {
+    Case c;
+    c.target = "x86_64-avx512";
+    c.run_shapes["x"] = {1, seq, 64};
+    c.rtol = 1e-3;
+    c.atol = 1e-4;
+    SCOPED_TRACE("seq " + std::to_string(seq));
+    CheckModel([&] { return LoadModel(path); }, c);
+  }
+  std::remove(gen->data_path.c_str());
+  std::remove(path.c_str());
   ::rmdir(dir);
 }
 

@@ -137,7 +137,8 @@ bool AcceptsDynamicDims(const std::string& op_type) {
                            "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean",
                            "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",
                            "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "Reshape", "Flatten",
-                           "Squeeze", "Unsqueeze", "Transpose", "Concat"})
+                           "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice", "Split", "Pad", "Gather",
+                           "Expand", "Tile"})
       ops.insert(op);
     return ops;
   }();

@@ -56,8 +56,7 @@ std::string ScalarLiteral(double v, DType dt) {
 // dynamic_* form (Emitter helpers do), so meeting one is a converter gap, never valid output.
 bool TakesStaticResult(const std::string& op) {
   return op == "stablehlo.broadcast_in_dim" || op == "stablehlo.reshape" || op == "stablehlo.iota" ||
-         op == "stablehlo.constant" || op == "stablehlo.slice" || op == "stablehlo.dynamic_slice" ||
-         op == "stablehlo.gather" || op == "stablehlo.pad";
+         op == "stablehlo.constant" || op == "stablehlo.slice" || op == "stablehlo.dynamic_slice";
 }
 
 }  // namespace
@@ -176,10 +175,7 @@ Val Emitter::BroadcastTo(const Val& v, const Shape& shape) {
 
 Val Emitter::Slice(const Val& v, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
                    const std::vector<int64_t>& strides) {
-  if (HasDynamicDims(v.shape)) {
-    Fail("slicing a value of dynamic shape " + v.type);
-    return v;
-  }
+  if (HasDynamicDims(v.shape)) return DynamicSlice(v, start, limit, strides);
   Shape s;
   for (size_t i = 0; i < start.size(); ++i)
     s.push_back(limit[i] <= start[i] ? 0 : (limit[i] - start[i] + strides[i] - 1) / strides[i]);
@@ -191,6 +187,33 @@ Val Emitter::Slice(const Val& v, const std::vector<int64_t>& start, const std::v
   return Op("stablehlo.slice", {v},
             "start_indices = " + mlir::ArrayI64(start) + ", limit_indices = " + mlir::ArrayI64(limit) +
                 ", strides = " + mlir::ArrayI64(strides),
+            v.dtype, s);
+}
+
+// A dynamic dim can only be taken whole: start 0, limit the dim itself, stride 1; the others
+// are sliced as usual. stablehlo.slice needs static limits, real_dynamic_slice takes them as
+// an operand.
+Val Emitter::DynamicSlice(const Val& v, const std::vector<int64_t>& start,
+                          const std::vector<int64_t>& limit, const std::vector<int64_t>& strides) {
+  Shape s;
+  for (size_t i = 0; i < start.size(); ++i) {
+    if (IsDynamicDim(v.shape[i])) {
+      if (start[i] != 0 || limit[i] != v.shape[i] || strides[i] != 1) {
+        Fail("slicing inside the dynamic dim " + DimName(v.shape[i]));
+        return v;
+      }
+      s.push_back(v.shape[i]);
+      continue;
+    }
+    s.push_back(limit[i] <= start[i] ? 0 : (limit[i] - start[i] + strides[i] - 1) / strides[i]);
+  }
+  const int64_t r = static_cast<int64_t>(start.size());
+  auto list = [&](const std::vector<int64_t>& x) {
+    std::string t = "dense<[";
+    for (size_t i = 0; i < x.size(); ++i) t += (i ? ", " : "") + std::to_string(x[i]);
+    return Constant(t + "]>", DType::kInt64, {r});
+  };
+  return Op("stablehlo.real_dynamic_slice", {v, list(start), ShapeTensor(limit), list(strides)}, "",
             v.dtype, s);
 }
 

@@ -101,7 +101,8 @@ class Emitter {
   Val BroadcastInDim(const Val& v, const Shape& shape, const std::vector<int64_t>& dims);
   // Numpy (right-aligned) broadcast of `v` to `shape`; returns v itself when equal.
   Val BroadcastTo(const Val& v, const Shape& shape);
-  // Static shapes only (a dynamic operand is a failure, see TakeStatus).
+  // A dynamic dim of `v` is taken whole (stablehlo.real_dynamic_slice); slicing inside one is a
+  // failure (see TakeStatus).
   Val Slice(const Val& v, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
             const std::vector<int64_t>& strides);
   Val Reverse(const Val& v, const std::vector<int64_t>& dims);
@@ -131,6 +132,8 @@ class Emitter {
   void Fail(const std::string& msg);
   // tensor<1xi64> holding dynamic dim `code` (from its recorded source).
   Val DimSize(int64_t code);
+  Val DynamicSlice(const Val& v, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
+                   const std::vector<int64_t>& strides);
   // tensor<1xi64> holding the element count of `v`.
   Val NumElementsOf(const Val& v);
   int next_ = 0;

@@ -173,20 +173,54 @@ TEST(StableHloExportTest, ReshapeToAProductOfDynamicDimsDividesTheElementCount) 
   ExpectParses(r->mlir);
 }
 
+// Slices, pads and gathers along static axes take a dynamic batch whole: real_dynamic_slice
+// and dynamic_gather carry the run-time extents as operands.
+TEST(StableHloExportTest, DynamicBatchSlicesPadsAndGathers) {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {-1, 6}).Output("Y", {-1, 3});
+  b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {5}).InitI64("axes", {1}, {1});
+  b.InitI64("pads", {4}, {0, 1, 0, 1}).InitI64("cols", {3}, {0, 2, -1});
+  b.Node("Slice", {"X", "starts", "ends", "axes"}, {"s"}, "cut");
+  auto& pad = b.Node("Pad", {"s", "pads"}, {"p"}, "pad");
+  testing::OnnxBuilder::AttrS(pad, "mode", "edge");
+  auto& g = b.Node("Gather", {"p", "cols"}, {"Y"}, "pick");
+  testing::OnnxBuilder::AttrI(g, "axis", 1);
+  auto r = ExportModel(b, "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->mlir.find("\"stablehlo.real_dynamic_slice\""), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("\"stablehlo.dynamic_gather\""), std::string::npos);
+  EXPECT_NE(r->mlir.find("-> (tensor<?x3xf32>"), std::string::npos);
+  ExpectParses(r->mlir);
+}
+
 // Ops without a dynamic conversion, and dims a converter needs static, are refused naming the
 // node, the dim and --input-shape; nothing half-converted comes out.
 TEST(StableHloExportTest, DynamicDimsAnOpCannotTakeAreRefusedNamingNodeAndDim) {
   {
     testing::OnnxBuilder b(13);
-    b.Input("X", {-1, 6}).Output("Y", {-1, 12});
-    b.InitI64("pads", {4}, {0, 3, 0, 3});
-    b.Node("Pad", {"X", "pads"}, {"Y"}, "widen");
+    b.Input("X", {-1, 2, 3, 3}).Output("Y", {-1, 2, 5, 5});
+    b.RandomInit("W", {2, 2, 3, 3}, 6);
+    b.Node("ConvTranspose", {"X", "W"}, {"Y"}, "upsample");
     auto r = ExportModel(b, "");
     ASSERT_FALSE(r.ok());
     const std::string m = r.status().message();
-    EXPECT_NE(m.find("node 'widen'"), std::string::npos) << m;
-    EXPECT_NE(m.find("dim 0 is the dynamic dim 'N'"), std::string::npos) << m;
+    EXPECT_NE(m.find("node 'upsample'"), std::string::npos) << m;
+    EXPECT_NE(m.find("input 0 ('X') dim 0 is the dynamic dim 'N', and ConvTranspose has no conversion "
+                     "with dynamic dims"),
+              std::string::npos)
+        << m;
     EXPECT_NE(m.find("--input-shape"), std::string::npos) << m;
+  }
+  {  // slicing inside a dynamic dim
+    testing::OnnxBuilder b(13);
+    b.Input("X", {-1, 6}).Output("Y", {-1, 6});
+    b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {3}).InitI64("axes", {1}, {0});
+    b.Node("Slice", {"X", "starts", "ends", "axes"}, {"Y"}, "rows");
+    auto r = ExportModel(b, "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("node 'rows'"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("clamping the slice's starts and ends needs it static"), std::string::npos)
+        << r.status().message();
   }
   {
     testing::OnnxBuilder b(13);
@@ -208,7 +242,7 @@ TEST(StableHloExportTest, DynamicDimsAnOpCannotTakeAreRefusedNamingNodeAndDim) {
     b.Input("X", {-1, 6}).Output("Y", {-1, 2});
     b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
         ->mutable_dim(0)->clear_dim_param();
-    b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {3}).InitI64("axes", {1}, {1});
+    b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {3}).InitI64("axes", {1}, {0});
     b.Node("Slice", {"X", "starts", "ends", "axes"}, {"Y"}, "cut");
     auto r = ExportModel(b, "");
     ASSERT_FALSE(r.ok());

@@ -17,7 +17,22 @@ Expected<Shape> RunTimeShape(const HOp& op, const std::vector<const HValue*>& in
     return s;
   }
   Shape from;
-  if (n == "stablehlo.transpose") {
+  if (n == "stablehlo.real_dynamic_slice") {
+    for (size_t d = 0; d < in.at(0)->shape.size(); ++d) {
+      const int64_t b = static_cast<int64_t>(in.at(1)->v.at(d)), l = static_cast<int64_t>(in.at(2)->v.at(d)),
+                    st = static_cast<int64_t>(in.at(3)->v.at(d));
+      from.push_back(l <= b ? 0 : (l - b + st - 1) / st);
+    }
+  } else if (n == "stablehlo.gather" || n == "stablehlo.dynamic_gather") {
+    // The export's gathers collapse one axis and append the indices' dims in its place.
+    const auto collapsed = ListAttr(op.attrs, "collapsed_slice_dims");
+    if (collapsed.size() != 1) return InvalidArgument("gather: one collapsed dim expected");
+    const size_t axis = static_cast<size_t>(collapsed[0]);
+    const Shape& x = in.at(0)->shape;
+    from.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(axis));
+    from.insert(from.end(), in.at(1)->shape.begin(), in.at(1)->shape.end());
+    from.insert(from.end(), x.begin() + static_cast<std::ptrdiff_t>(axis) + 1, x.end());
+  } else if (n == "stablehlo.transpose") {
     for (int64_t p : ArrayAttr(op.attrs, "permutation")) from.push_back(in.at(0)->shape[static_cast<size_t>(p)]);
   } else if (n == "stablehlo.reduce") {
     const auto dims = ArrayAttr(op.attrs, "dimensions");
@@ -41,12 +56,10 @@ Expected<Shape> RunTimeShape(const HOp& op, const std::vector<const HValue*>& in
     from = in[0]->shape;
   }
   if (from.size() != declared.size()) return InvalidArgument(n + ": cannot infer the dynamic result shape");
-  for (size_t d = 0; d < declared.size(); ++d) {
+  // Only the dynamic dims are taken: a static one may differ from the operand's (the padded or
+  // pooled spatial dims, a concatenation's axis).
+  for (size_t d = 0; d < declared.size(); ++d)
     if (declared[d] < 0) declared[d] = from[d];
-    else if (n != "stablehlo.convolution" && n != "stablehlo.reduce_window" && n != "stablehlo.concatenate" &&
-             declared[d] != from[d])
-      return InvalidArgument(n + ": static result dim " + std::to_string(d) + " differs from the operands'");
-  }
   return declared;
 }
 

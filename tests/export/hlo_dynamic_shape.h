@@ -13,8 +13,8 @@
 namespace vt::testing {
 
 // The shape of `op`'s result at run time given its operands; `declared` is the result type's
-// shape with -1 for `?`. Errors: InvalidArgument when it cannot be inferred or contradicts a
-// static dim.
+// shape with -1 for `?`; only its dynamic dims are filled in. Errors: InvalidArgument when they
+// cannot be inferred.
 Expected<Shape> RunTimeShape(const HOp& op, const std::vector<const HValue*>& in, Shape declared);
 
 // `type` ("tensor<?x16xf32>") with its dims replaced by `shape`'s.

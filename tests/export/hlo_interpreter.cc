@@ -270,13 +270,19 @@ HValue DotGeneral(const HOp& op, const HValue& a, const HValue& b, const std::st
   return out;
 }
 
-HValue Gather(const HOp& op, const HValue& x, const HValue& idx, const std::string& rtype) {
+// `sizes_operand`: dynamic_gather's slice sizes (else the slice_sizes attribute).
+HValue Gather(const HOp& op, const HValue& x, const HValue& idx, const std::string& rtype,
+              const HValue* sizes_operand = nullptr) {
   HValue out = Make(rtype);
   const auto offset_dims = ListAttr(op.attrs, "offset_dims");
   const auto collapsed = ListAttr(op.attrs, "collapsed_slice_dims");
   const auto start_map = ListAttr(op.attrs, "start_index_map");
   const int64_t ivd = IntAttr(op.attrs, "index_vector_dim", 0);
-  const auto sizes = ArrayAttr(op.attrs, "slice_sizes");
+  std::vector<int64_t> sizes = ArrayAttr(op.attrs, "slice_sizes");
+  if (sizes_operand != nullptr) {
+    sizes.clear();
+    for (double d : sizes_operand->v) sizes.push_back(static_cast<int64_t>(d));
+  }
   const auto xs = Strides(x.shape), is = Strides(idx.shape);
   std::vector<int64_t> batch_dims, operand_offset_dims;
   for (int64_t d = 0; d < static_cast<int64_t>(out.shape.size()); ++d)
@@ -557,9 +563,15 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     });
     return one(std::move(out));
   }
-  if (n == "stablehlo.slice") {
+  if (n == "stablehlo.slice" || n == "stablehlo.real_dynamic_slice") {
     HValue out = Make(rtype);
-    const auto st = ArrayAttr(op.attrs, "start_indices"), sd = ArrayAttr(op.attrs, "strides");
+    std::vector<int64_t> st = ArrayAttr(op.attrs, "start_indices"), sd = ArrayAttr(op.attrs, "strides");
+    if (n == "stablehlo.real_dynamic_slice") {  // start and strides are operands
+      st.clear();
+      sd.clear();
+      for (double x : in.at(1)->v) st.push_back(static_cast<int64_t>(x));
+      for (double x : in.at(3)->v) sd.push_back(static_cast<int64_t>(x));
+    }
     const auto xs = Strides(in[0]->shape);
     ForEach(out.shape, [&](int64_t f, const std::vector<int64_t>& o) {
       int64_t src = 0;
@@ -619,6 +631,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     return one(std::move(out));
   }
   if (n == "stablehlo.gather") return one(Gather(op, *in[0], *in[1], rtype));
+  if (n == "stablehlo.dynamic_gather") return one(Gather(op, *in[0], *in[1], rtype, in.at(2)));
   if (n == "stablehlo.dot_general") return one(DotGeneral(op, *in[0], *in[1], rtype));
   if (n == "stablehlo.convolution") return one(Convolution(op, *in[0], *in[1], rtype));
   if (n == "stablehlo.reduce") {

@@ -472,6 +472,36 @@ TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
   }
 }
 
+// Data movement around a dynamic batch: slices, pads, splits and gathers along static axes
+// (real_dynamic_slice takes the batch whole), gather with indices of dynamic shape, and tile.
+TEST(ExportNumericTest, DynamicBatchDataMovement) {
+  OnnxBuilder b(13);
+  b.Input("X", {-1, 6}).Input("ids", {-1, 3}, onnx::TensorProto::INT64);
+  b.Output("Y", {-1, 12}).Output("E", {-1, 3, 4}).Output("T", {-1, 12});
+  b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {5}).InitI64("axes", {1}, {1});
+  b.InitI64("pads", {4}, {0, 1, 0, 2}).InitI64("cols", {3}, {2, 0, -1}).InitI64("reps", {2}, {1, 2});
+  b.RandomInit("table", {10, 4}, 31);
+  b.Node("Slice", {"X", "starts", "ends", "axes"}, {"s"});                 // [N, 4]
+  auto& pad = b.Node("Pad", {"s", "pads"}, {"p"});                           // [N, 7]
+  OnnxBuilder::AttrS(pad, "mode", "reflect");
+  b.InitI64("split", {2}, {3, 4});
+  auto& split = b.Node("Split", {"p", "split"}, {"a", "c"});                 // [N, 3], [N, 4]
+  OnnxBuilder::AttrI(split, "axis", 1);
+  auto& g = b.Node("Gather", {"c", "cols"}, {"gc"});                         // [N, 3]
+  OnnxBuilder::AttrI(g, "axis", 1);
+  auto& cat = b.Node("Concat", {"a", "gc", "X"}, {"Y"});                     // [N, 12]
+  OnnxBuilder::AttrI(cat, "axis", 1);
+  b.Node("Gather", {"table", "ids"}, {"E"});                                 // [N, 3, 4]
+  b.Node("Tile", {"X", "reps"}, {"T"});                                      // [N, 12]
+  for (int64_t n : {1, 4}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    Case c;
+    c.run_shapes["X"] = {n, 6};
+    c.run_shapes["ids"] = {n, 3};
+    Check(b, c);
+  }
+}
+
 // Attention with a dynamic sequence length: reshapes to heads and back, Q K^T contracting
 // over a static dim, softmax over a dynamic one, probs V contracting over it.
 TEST(ExportNumericTest, SyntheticTransformerWithDynamicSeq) {

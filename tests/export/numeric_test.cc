@@ -473,11 +473,12 @@ TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
 }
 
 // Data movement around a dynamic batch: slices, pads, splits and gathers along static axes
-// (real_dynamic_slice takes the batch whole), gather with indices of dynamic shape, and tile.
+// (real_dynamic_slice takes the batch whole), gather with indices of dynamic shape, tile and
+// expand.
 TEST(ExportNumericTest, DynamicBatchDataMovement) {
   OnnxBuilder b(13);
   b.Input("X", {-1, 6}).Input("ids", {-1, 3}, onnx::TensorProto::INT64);
-  b.Output("Y", {-1, 12}).Output("E", {-1, 3, 4}).Output("T", {-1, 12});
+  b.Output("Y", {-1, 12}).Output("E", {-1, 3, 4}).Output("T", {-1, 12}).Output("B", {2, -1, 6});
   b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {5}).InitI64("axes", {1}, {1});
   b.InitI64("pads", {4}, {0, 1, 0, 2}).InitI64("cols", {3}, {2, 0, -1}).InitI64("reps", {2}, {1, 2});
   b.RandomInit("table", {10, 4}, 31);
@@ -493,6 +494,8 @@ TEST(ExportNumericTest, DynamicBatchDataMovement) {
   OnnxBuilder::AttrI(cat, "axis", 1);
   b.Node("Gather", {"table", "ids"}, {"E"});                                 // [N, 3, 4]
   b.Node("Tile", {"X", "reps"}, {"T"});                                      // [N, 12]
+  b.InitI64("to", {3}, {2, 1, 6});
+  b.Node("Expand", {"X", "to"}, {"B"});                                      // [2, N, 6]
   for (int64_t n : {1, 4}) {
     SCOPED_TRACE("N = " + std::to_string(n));
     Case c;

@@ -132,7 +132,7 @@ bool AcceptsDynamicDims(const std::string& op_type) {
     AddElementwiseConverters(m);
     std::set<std::string> ops;
     for (const auto& [op, c] : m) ops.insert(op);
-    for (const char* op : {"MatMul", "Gemm", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool",
+    for (const char* op : {"MatMul", "Gemm", "Conv", "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool",
                            "GlobalMaxPool", "BatchNormalization", "LayerNormalization",
                            "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean",
                            "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",

@@ -133,6 +133,8 @@ Status ConvTransposeOp(NodeContext& cx) {
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
     return cx.Error("X and W must have the same rank >= 3");
   const size_t n = x.shape.size() - 2;
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, NonBatchDims(x), "the transposed convolution's padding"));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(1, w, AllDims(w), "the transposed convolution's filter"));
   const Shape out = cx.OutShape(0);
   std::vector<int64_t> k = cx.node().GetInts("kernel_shape");
   if (k.empty()) k.assign(w.shape.begin() + 2, w.shape.end());

@@ -443,7 +443,7 @@ TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
   auto& g = mlp.Node("Gemm", {"r", "W2", "B2"}, {"Y"});
   OnnxBuilder::AttrF(g, "alpha", 0.5f);
   OnnxBuilder conv(13);
-  conv.Input("X", {-1, 3, 8, 8}).Output("Y", {-1, 10}).Output("Z", {-1, 4, 1, 1});
+  conv.Input("X", {-1, 3, 8, 8}).Output("Y", {-1, 10}).Output("Z", {-1, 4, 1, 1}).Output("U", {-1, 2, 16, 16});
   conv.RandomInit("W1", {4, 3, 3, 3}, 11).RandomInit("B1", {4}, 12).RandomInit("W2", {64, 10}, 13);
   conv.RandomInit("S", {4}, 14).RandomInit("Bn", {4}, 15).RandomInit("M", {4}, 16);
   conv.Init("V", {4}, {0.5f, 1.0f, 1.5f, 2.0f});
@@ -455,6 +455,9 @@ TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
   OnnxBuilder::AttrInts(pool, "kernel_shape", {2, 2});
   OnnxBuilder::AttrInts(pool, "strides", {2, 2});
   conv.Node("GlobalAveragePool", {"p"}, {"Z"});
+  conv.RandomInit("Wt", {4, 2, 2, 2}, 17);
+  auto& up = conv.Node("ConvTranspose", {"r", "Wt"}, {"U"});
+  OnnxBuilder::AttrInts(up, "strides", {2, 2});
   conv.Node("Flatten", {"p"}, {"f"});
   conv.Node("MatMul", {"f", "W2"}, {"m"});
   conv.Node("Softmax", {"m"}, {"Y"});

@@ -1,8 +1,10 @@
 // The f32 GEMM B row's first-load comparison (CompareWithFreshPack) walks the weight in pieces
 // of a bounded scratch buffer: weights larger than one piece, in both source orders, with
 // ragged last pieces and a padded last panel, compare equal to their pack and unequal wherever
-// one byte differs (the form table test covers the small samples).
+// one byte differs, on one thread and split over three (the form table test covers the small
+// samples).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cstring>
 #include <random>
@@ -29,10 +31,16 @@ TEST(F32GemmBPanelsCompareTest, LargeWeightsInBothSourceOrders) {
   };
   // [K, N] = [2049, 37]: several kc-row pieces and a ragged last one; [N, K] = [37, 2049]
   // (Gemm transB): one panel per piece, the last panel padded; [4099, 2]: one padded panel.
+  const int saved_threads = omp_get_max_threads();
+  // [1025, 700] and its transpose: several MiB, so the pieces are split over 3 threads.
   for (const Case& c : {Case{{2049, 37}, WeightUse::kMatMulB}, Case{{37, 2049}, WeightUse::kGemmBTrans},
-                        Case{{4099, 2}, WeightUse::kGemmB}}) {
+                        Case{{4099, 2}, WeightUse::kGemmB}, Case{{1025, 700}, WeightUse::kMatMulB},
+                        Case{{700, 1025}, WeightUse::kGemmBTrans}})
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
     for (const IsaInfo& isa : IsaLevels()) {
-      SCOPED_TRACE(ShapeToString(c.shape) + " " + IsaArchitecture(isa.level));
+      SCOPED_TRACE(ShapeToString(c.shape) + " " + IsaArchitecture(isa.level) + " threads " +
+                   std::to_string(threads));
       auto f = ResolveWeightForm(DType::kFloat32, c.shape, {c.use}, isa.level, WeightProfile::kExact);
       ASSERT_TRUE(f.has_value());
       ASSERT_EQ(f->kind, WeightFormKind::kF32GemmBPanels);
@@ -54,6 +62,7 @@ TEST(F32GemmBPanelsCompareTest, LargeWeightsInBothSourceOrders) {
       }
     }
   }
+  omp_set_num_threads(saved_threads);
 }
 
 }  // namespace

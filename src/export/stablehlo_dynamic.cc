@@ -65,6 +65,7 @@ Status Emitter::TakeStatus() {
 }
 
 Val Emitter::DimSize(int64_t code) {
+  if (auto known = dim_sizes_.back().find(code); known != dim_sizes_.back().end()) return known->second;
   auto it = dim_sources_.back().find(code);
   if (it == dim_sources_.back().end()) {
     Fail("the dynamic dim " + DimName(code) + " has no value to read its extent from");
@@ -73,7 +74,9 @@ Val Emitter::DimSize(int64_t code) {
   const auto& [src, axis] = it->second;
   Val n = Op("stablehlo.get_dimension_size", {src}, "dimension = " + std::to_string(axis) + " : i64",
              DType::kInt32, {});
-  return Op("stablehlo.reshape", {Convert(n, DType::kInt64)}, "", DType::kInt64, {1});
+  Val size = Op("stablehlo.reshape", {Convert(n, DType::kInt64)}, "", DType::kInt64, {1});
+  dim_sizes_.back()[code] = size;
+  return size;
 }
 
 Val Emitter::NumElementsOf(const Val& v) {

@@ -71,12 +71,14 @@ void Emitter::Line(const std::string& s) {
 void Emitter::BeginRegion() {
   bufs_.emplace_back();
   dim_sources_.push_back(dim_sources_.back());  // values of enclosing regions stay visible
+  dim_sizes_.push_back(dim_sizes_.back());
 }
 
 std::string Emitter::EndRegion() {
   std::string r = std::move(bufs_.back());
   bufs_.pop_back();
   dim_sources_.pop_back();
+  dim_sizes_.pop_back();
   return r;
 }
 

@@ -139,8 +139,10 @@ class Emitter {
   int next_ = 0;
   int indent_;
   std::vector<std::string> bufs_{std::string()};
-  // Per region (parallel to bufs_): a value and axis holding each dynamic dim.
+  // Per region (parallel to bufs_): a value and axis holding each dynamic dim, and the
+  // tensor<1xi64> of its extent once read (read once per region).
   std::vector<std::map<int64_t, std::pair<Val, int64_t>>> dim_sources_{{}};
+  std::vector<std::map<int64_t, Val>> dim_sizes_{{}};
   std::vector<std::string> dim_names_;
   std::set<std::string> run_time_values_;
   Status status_;

@@ -365,6 +365,23 @@ TEST(ExportNumericTest, LstmForwardReverseBidirectional) {
   }
 }
 
+// The unrolled LSTM with a dynamic batch: zero initial states of the run-time batch.
+TEST(ExportNumericTest, LstmWithDynamicBatch) {
+  const int64_t H = 3, I = 2, T = 4;
+  OnnxBuilder b(14);
+  b.Input("X", {T, -1, I}).Output("Y", {T, 2, -1, H}).Output("Yh", {2, -1, H}).Output("Yc", {2, -1, H});
+  b.RandomInit("W", {2, 4 * H, I}, 1).RandomInit("R", {2, 4 * H, H}, 2).RandomInit("Bi", {2, 8 * H}, 3);
+  auto& n = b.Node("LSTM", {"X", "W", "R", "Bi"}, {"Y", "Yh", "Yc"});
+  OnnxBuilder::AttrI(n, "hidden_size", H);
+  OnnxBuilder::AttrS(n, "direction", "bidirectional");
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Case c;
+    c.run_shapes["X"] = {T, batch, I};
+    Check(b, c);
+  }
+}
+
 TEST(ExportNumericTest, IfWithARuntimeCondition) {
   for (bool cond : {true, false}) {
     OnnxBuilder b(13);

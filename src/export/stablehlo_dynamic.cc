@@ -141,7 +141,7 @@ bool AcceptsDynamicDims(const std::string& op_type) {
                            "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare", "ReduceL1",
                            "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "Reshape", "Flatten",
                            "Squeeze", "Unsqueeze", "Transpose", "Concat", "Slice", "Split", "Pad", "Gather",
-                           "Expand", "Tile", "LSTM"})
+                           "Expand", "Tile", "LSTM", "Resize", "Upsample"})
       ops.insert(op);
     return ops;
   }();

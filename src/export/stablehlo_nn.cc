@@ -517,7 +517,8 @@ Status ResizeOp(NodeContext& cx) {
   for (int64_t a = 0; a < static_cast<int64_t>(x.shape.size()); ++a) {
     const size_t ai = static_cast<size_t>(a);
     const bool unit_scale = scales == nullptr || scales->GetDouble(a) == 1.0;
-    if (out[ai] == x.shape[ai] && unit_scale) continue;
+    if (out[ai] == x.shape[ai] && unit_scale) continue;  // a dynamic dim is kept, not resized
+    VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {a}, "resizing along it"));
     VT_ASSIGN_OR_RETURN(std::vector<float> R, ResizeMatrix(cx, a, x.shape, out[ai], scales));
     const int64_t in = x.shape[ai], on = out[ai];
     Shape next = v.shape;
@@ -542,12 +543,16 @@ Status ResizeOp(NodeContext& cx) {
       std::string od = "[";
       for (size_t k = 0; k < offset_dims.size(); ++k) od += (k ? ", " : "") + std::to_string(offset_dims[k]);
       od += "]";
-      v = e.Op("stablehlo.gather", {v, iv},
-               "dimension_numbers = #stablehlo.gather<offset_dims = " + od + ", collapsed_slice_dims = [" +
-                   std::to_string(a) + "], start_index_map = [" + std::to_string(a) +
-                   "], index_vector_dim = 1>, slice_sizes = " + mlir::ArrayI64(sizes) +
-                   ", indices_are_sorted = true",
-               v.dtype, next);
+      const std::string dims = "dimension_numbers = #stablehlo.gather<offset_dims = " + od +
+                               ", collapsed_slice_dims = [" + std::to_string(a) + "], start_index_map = [" +
+                               std::to_string(a) + "], index_vector_dim = 1>";
+      // A kept dynamic dim makes the slice sizes a run-time operand (dynamic_gather).
+      v = HasDynamicDims(v.shape)
+              ? e.Op("stablehlo.dynamic_gather", {v, iv, e.ShapeTensor(sizes)},
+                     dims + ", indices_are_sorted = true", v.dtype, next)
+              : e.Op("stablehlo.gather", {v, iv},
+                     dims + ", slice_sizes = " + mlir::ArrayI64(sizes) + ", indices_are_sorted = true",
+                     v.dtype, next);
     } else {
       Tensor rt = Tensor::Empty(DType::kFloat32, {on, in});
       std::memcpy(rt.mutable_data<float>(), R.data(), R.size() * 4);

@@ -365,6 +365,26 @@ TEST(ExportNumericTest, LstmForwardReverseBidirectional) {
   }
 }
 
+// Resize of the spatial dims with a dynamic batch kept: nearest through dynamic_gather, linear
+// through dot_general.
+TEST(ExportNumericTest, ResizeWithDynamicBatch) {
+  for (const char* mode : {"nearest", "linear"}) {
+    OnnxBuilder b(11);
+    b.Input("X", {-1, 2, 3, 4}).Output("Y", {-1, 2, 6, 8});
+    b.Init("roi", {0}, {}).Init("scales", {4}, {1, 1, 2, 2});
+    auto& n = b.Node("Resize", {"X", "roi", "scales"}, {"Y"});
+    OnnxBuilder::AttrS(n, "mode", mode);
+    OnnxBuilder::AttrS(n, "coordinate_transformation_mode", "asymmetric");
+    if (std::string(mode) == "nearest") OnnxBuilder::AttrS(n, "nearest_mode", "floor");
+    for (int64_t batch : {1, 2}) {
+      SCOPED_TRACE(std::string(mode) + " batch " + std::to_string(batch));
+      Case c;
+      c.run_shapes["X"] = {batch, 2, 3, 4};
+      Check(b, c);
+    }
+  }
+}
+
 // The unrolled LSTM with a dynamic batch: zero initial states of the run-time batch.
 TEST(ExportNumericTest, LstmWithDynamicBatch) {
   const int64_t H = 3, I = 2, T = 4;

@@ -269,13 +269,46 @@ class Exporter {
   std::set<std::string> keys_;
 };
 
+bool HasNegativeDim(const Shape& s) {
+  for (int64_t d : s)
+    if (d < 0) return true;
+  return false;
+}
+
+// Writes the non-negative dims of `shape` into input `name`'s type; its -1 dims become (or stay)
+// unknown, so the dynamic specialization keeps them.
+Status BindKnownDims(Graph& g, const std::string& name, const Shape& shape) {
+  for (GraphIO& in : g.inputs) {
+    if (in.name != name) continue;
+    const auto& old = in.spec.shape();
+    if (old && old->size() != shape.size())
+      return InvalidArgument("input '" + name + "': the shape given has rank " + std::to_string(shape.size()) +
+                             ", the model's " + std::to_string(old->size()));
+    SymShape dims;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] >= 0) dims.push_back(Dim{shape[d], ""});
+      else if (old && !(*old)[d].known()) dims.push_back((*old)[d]);  // keeps its symbol name
+      else dims.push_back(Dim{-1, ""});
+    }
+    in.spec.mutable_type().shape = std::move(dims);
+    return Status::Ok();
+  }
+  return InvalidArgument("input '" + name + "' is not an input of the model");
+}
+
 }  // namespace
 
 Expected<StableHloModule> ExportStableHlo(Model& model, const StableHloOptions& opts) {
   if (!model.graph) return InvalidArgument("model has no graph");
   StaticShapeOptions so;
-  so.input_shapes = opts.input_shapes;
   so.input_values = opts.input_values;
+  for (const auto& [name, shape] : opts.input_shapes) {
+    if (!HasNegativeDim(shape)) {
+      so.input_shapes[name] = shape;
+      continue;
+    }
+    VT_RETURN_IF_ERROR(BindKnownDims(*model.graph, name, shape));  // -1 dims stay dynamic
+  }
   hlo::DynamicDims dyn;
   if (hlo::HasUnboundInputDims(model, so)) {
     VT_ASSIGN_OR_RETURN(dyn, hlo::SpecializeDynamicDims(model, so));

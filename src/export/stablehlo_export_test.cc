@@ -158,6 +158,25 @@ TEST(StableHloExportTest, DynamicBatchConvNetKeepsTheBatchDynamic) {
   ExpectParses(r->mlir);
 }
 
+// A partial input shape (-1 for the batch, as `--input-shape X=?x3x8x8`) binds the other dims
+// of a model whose spatial dims are symbolic too: the same module as the batch-only model.
+TEST(StableHloExportTest, PartialInputShapeLeavesItsUnboundDimsDynamic) {
+  testing::OnnxBuilder b = DynamicBatchConvNet();
+  auto* dims = b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(2)->set_dim_param("H");
+  dims->mutable_dim(3)->set_dim_param("W");
+  StableHloOptions o;
+  o.input_shapes["X"] = {-1, 3, 8, 8};
+  auto r = ExportModel(b, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  testing::ExpectGolden("small_convnet_dynamic.mlir", r->mlir);
+  o.input_shapes["X"] = {-1, 3, 8};
+  auto bad = ExportModel(b, "", o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("input 'X': the shape given has rank 3"), std::string::npos)
+      << bad.status().message();
+}
+
 // A reshape to [N * 4, 4] creates a dim no value holds: its extent is the element count
 // divided by the static 4.
 TEST(StableHloExportTest, ReshapeToAProductOfDynamicDimsDividesTheElementCount) {

@@ -40,7 +40,8 @@ struct StableHloOptions {
   std::string param_scope = "model";
   int64_t externalize_above = 1024;         // bytes
   bool per_type_layouts = false;
-  std::map<std::string, Shape> input_shapes;  // binds inputs' dims (unbound ones stay dynamic)
+  // Binds inputs' dims; a dim of -1 (and every input dim not bound here or known) stays dynamic.
+  std::map<std::string, Shape> input_shapes;
   std::map<std::string, std::vector<double>> input_values;  // inputs bound to constants
 };
 

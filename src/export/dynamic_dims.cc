@@ -7,10 +7,11 @@ namespace vt::hlo {
 
 namespace {
 
-// Probe extents: above 1 (an extent of 1 broadcasts) and far enough apart that a dim computed
-// from them (N + 1, 2N, N x S) does not land on another dim's pair.
+// Probe extents: above 1 (an extent of 1 broadcasts), far enough apart that a dim computed
+// from them (N + 1, 2N, N x S) does not land on another dim's pair, and of different parity,
+// so that a dim that depends only on N's parity is not taken for a static one.
 constexpr int64_t kProbeA[] = {5, 7, 11, 13, 17, 19, 23, 29};
-constexpr int64_t kProbeB[] = {37, 41, 43, 47, 53, 59, 61, 67};
+constexpr int64_t kProbeB[] = {38, 46, 58, 62, 74, 82, 86, 94};
 constexpr size_t kMaxDynamicDims = sizeof(kProbeA) / sizeof(kProbeA[0]);
 
 bool Unbound(const GraphIO& in, const StaticShapeOptions& opts) {

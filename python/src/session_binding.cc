@@ -189,6 +189,7 @@ class SessionHandle {
       d["reason"] = MissReasonCode(r.reason);  // "" for a hit
       d["detail"] = r.detail;
       d["verified"] = r.verified;
+      d["compared"] = r.compared;
       d["memo"] = r.memo;
       out.append(std::move(d));
     }

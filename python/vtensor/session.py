@@ -143,7 +143,8 @@ class InferenceSession:
     def cache_report(self):
         """What happened to each compiled tensor of the model, in file order: dicts with
         index, source_name, device (architecture), type_name, status ("HIT" or "MISS"),
-        reason (MISS reason code, "" for a hit), detail, verified, memo."""
+        reason (MISS reason code, "" for a hit), detail, verified, compared (verified by comparing
+        with a fresh pack of the source, the first load under memo), memo."""
         return self._sess.cache_report()
 
     def close(self):

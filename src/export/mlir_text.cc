@@ -36,7 +36,7 @@ std::string ElementType(DType t) {
 
 std::string TensorType(DType t, const Shape& shape, std::string_view encoding) {
   std::string s = "tensor<";
-  for (int64_t d : shape) s += std::to_string(d) + "x";
+  for (int64_t d : shape) s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
   s += ElementType(t);
   if (!encoding.empty()) s += ", " + std::string(encoding);
   return s + ">";

@@ -17,7 +17,7 @@ namespace vt::mlir {
 // MLIR element type of an ONNX dtype ("f32", "i64", "ui8", "i1", ...); "" when it has none
 // (strings, complex).
 std::string ElementType(DType t);
-// "tensor<1x3xf32>", "tensor<f32>"; `encoding` (an attribute, e.g. "#vt.layout<...>") is
+// "tensor<1x3xf32>", "tensor<f32>", "tensor<?x3xf32>" (a negative dim is dynamic); `encoding` (an attribute, e.g. "#vt.layout<...>") is
 // appended as the tensor encoding when non-empty.
 std::string TensorType(DType t, const Shape& shape, std::string_view encoding = {});
 // A float literal MLIR parses back to the same value of `t`: decimal with a '.', or the

@@ -52,6 +52,13 @@ std::string ScalarLiteral(double v, DType dt) {
   return std::to_string(static_cast<int64_t>(v));
 }
 
+// Ops whose result type must be static: with a dynamic result the converter has to use their
+// dynamic_* form (Emitter helpers do), so meeting one is a converter gap, never valid output.
+bool TakesStaticResult(const std::string& op) {
+  return op == "stablehlo.broadcast_in_dim" || op == "stablehlo.reshape" || op == "stablehlo.iota" ||
+         op == "stablehlo.constant" || op == "stablehlo.slice" || op == "stablehlo.dynamic_slice";
+}
+
 }  // namespace
 
 std::string Emitter::Fresh() { return "%" + std::to_string(next_++); }
@@ -61,21 +68,30 @@ void Emitter::Line(const std::string& s) {
   bufs_.back() += std::string(static_cast<size_t>(indent_ + 2 * depth), ' ') + s + "\n";
 }
 
-void Emitter::BeginRegion() { bufs_.emplace_back(); }
+void Emitter::BeginRegion() {
+  bufs_.emplace_back();
+  dim_sources_.push_back(dim_sources_.back());  // values of enclosing regions stay visible
+  dim_sizes_.push_back(dim_sizes_.back());
+}
 
 std::string Emitter::EndRegion() {
   std::string r = std::move(bufs_.back());
   bufs_.pop_back();
+  dim_sources_.pop_back();
+  dim_sizes_.pop_back();
   return r;
 }
 
 Val Emitter::Op(const std::string& op, const std::vector<Val>& operands, const std::string& attrs,
                 DType dt, const Shape& shape) {
+  if (HasDynamicDims(shape) && TakesStaticResult(op))
+    Fail(op + " needs a static result type, here " + TypeOf(dt, shape));
   Val r{Fresh(), dt, shape, TypeOf(dt, shape)};
   std::string line = r.ref + " = \"" + op + "\"(" + Operands(operands) + ")";
   if (!attrs.empty()) line += " {" + attrs + "}";
   line += " : (" + OperandTypes(operands) + ") -> " + r.type;
   Line(line);
+  NoteDims(r);
   return r;
 }
 
@@ -100,6 +116,7 @@ std::vector<Val> Emitter::OpWithRegions(const std::string& op, const std::vector
   if (!attrs.empty()) s += " {" + attrs + "}";
   s += " : (" + OperandTypes(operands) + ") -> " + (results.size() == 1 ? types : "(" + types + ")");
   bufs_.back() += s + "\n";
+  for (const Val& v : out) NoteDims(v);
   return out;
 }
 
@@ -116,11 +133,14 @@ Expected<Val> Emitter::ConstantTensor(const Tensor& t) {
 Val Emitter::Scalar(double v, DType dt) { return Splat(v, dt, {}); }
 
 Val Emitter::Splat(double v, DType dt, const Shape& shape) {
+  if (HasDynamicDims(shape)) return BroadcastInDim(Scalar(v, dt), shape, {});
   return Constant("dense<" + ScalarLiteral(v, dt) + ">", dt, shape);
 }
 
 Val Emitter::Reshape(const Val& v, const Shape& shape) {
   if (v.shape == shape) return v;
+  if (HasDynamicDims(shape) || HasDynamicDims(v.shape))
+    return Op("stablehlo.dynamic_reshape", {v, ShapeTensor(shape, &v)}, "", v.dtype, shape);
   return Op("stablehlo.reshape", {v}, "", v.dtype, shape);
 }
 
@@ -139,6 +159,9 @@ Val Emitter::Convert(const Val& v, DType dt) {
 }
 
 Val Emitter::BroadcastInDim(const Val& v, const Shape& shape, const std::vector<int64_t>& dims) {
+  if (HasDynamicDims(shape))
+    return Op("stablehlo.dynamic_broadcast_in_dim", {v, ShapeTensor(shape)},
+              "broadcast_dimensions = " + mlir::ArrayI64(dims), v.dtype, shape);
   return Op("stablehlo.broadcast_in_dim", {v}, "broadcast_dimensions = " + mlir::ArrayI64(dims),
             v.dtype, shape);
 }
@@ -154,6 +177,7 @@ Val Emitter::BroadcastTo(const Val& v, const Shape& shape) {
 
 Val Emitter::Slice(const Val& v, const std::vector<int64_t>& start, const std::vector<int64_t>& limit,
                    const std::vector<int64_t>& strides) {
+  if (HasDynamicDims(v.shape)) return DynamicSlice(v, start, limit, strides);
   Shape s;
   for (size_t i = 0; i < start.size(); ++i)
     s.push_back(limit[i] <= start[i] ? 0 : (limit[i] - start[i] + strides[i] - 1) / strides[i]);
@@ -168,6 +192,33 @@ Val Emitter::Slice(const Val& v, const std::vector<int64_t>& start, const std::v
             v.dtype, s);
 }
 
+// A dynamic dim can only be taken whole: start 0, limit the dim itself, stride 1; the others
+// are sliced as usual. stablehlo.slice needs static limits, real_dynamic_slice takes them as
+// an operand.
+Val Emitter::DynamicSlice(const Val& v, const std::vector<int64_t>& start,
+                          const std::vector<int64_t>& limit, const std::vector<int64_t>& strides) {
+  Shape s;
+  for (size_t i = 0; i < start.size(); ++i) {
+    if (IsDynamicDim(v.shape[i])) {
+      if (start[i] != 0 || limit[i] != v.shape[i] || strides[i] != 1) {
+        Fail("slicing inside the dynamic dim " + DimName(v.shape[i]));
+        return v;
+      }
+      s.push_back(v.shape[i]);
+      continue;
+    }
+    s.push_back(limit[i] <= start[i] ? 0 : (limit[i] - start[i] + strides[i] - 1) / strides[i]);
+  }
+  const int64_t r = static_cast<int64_t>(start.size());
+  auto list = [&](const std::vector<int64_t>& x) {
+    std::string t = "dense<[";
+    for (size_t i = 0; i < x.size(); ++i) t += (i ? ", " : "") + std::to_string(x[i]);
+    return Constant(t + "]>", DType::kInt64, {r});
+  };
+  return Op("stablehlo.real_dynamic_slice", {v, list(start), ShapeTensor(limit), list(strides)}, "",
+            v.dtype, s);
+}
+
 Val Emitter::Reverse(const Val& v, const std::vector<int64_t>& dims) {
   if (dims.empty()) return v;
   return Op("stablehlo.reverse", {v}, "dimensions = " + mlir::ArrayI64(dims), v.dtype, v.shape);
@@ -175,6 +226,11 @@ Val Emitter::Reverse(const Val& v, const std::vector<int64_t>& dims) {
 
 Val Emitter::Concat(const std::vector<Val>& vs, int64_t dim) {
   if (vs.size() == 1) return vs[0];
+  for (const auto& v : vs)
+    if (IsDynamicDim(v.shape[static_cast<size_t>(dim)])) {
+      Fail("concatenating along the dynamic dim " + DimName(v.shape[static_cast<size_t>(dim)]));
+      return vs[0];
+    }
   Shape s = vs[0].shape;
   s[static_cast<size_t>(dim)] = 0;
   for (const auto& v : vs) s[static_cast<size_t>(dim)] += v.shape[static_cast<size_t>(dim)];
@@ -268,7 +324,7 @@ Expected<Val> NodeContext::In(size_t i) {
 }
 
 const Tensor* NodeContext::Const(size_t i) const {
-  if (!has_input(i)) return nullptr;
+  if (!has_input(i) || e_.IsRunTimeValue(node_.inputs[i])) return nullptr;
   const std::string& name = node_.inputs[i];
   for (const Graph* s = &graph_; s != nullptr; s = s->parent) {
     auto it = s->initializers.find(name);
@@ -282,7 +338,21 @@ const Tensor* NodeContext::Const(size_t i) const {
   return nullptr;
 }
 
+Status NodeContext::RequireStatic(size_t i, const Val& v, const std::vector<int64_t>& dims,
+                                  const std::string& why) const {
+  for (int64_t d : dims)
+    if (d >= 0 && d < static_cast<int64_t>(v.shape.size()) && IsDynamicDim(v.shape[static_cast<size_t>(d)]))
+      return Unsupported("input " + std::to_string(i) + " ('" + node_.inputs[i] + "') dim " + std::to_string(d) +
+                         " is the dynamic dim " + e_.DimName(v.shape[static_cast<size_t>(d)]) + ", but " +
+                         why + " needs it static; bind it with --input-shape");
+  return Status::Ok();
+}
+
 Expected<std::vector<int64_t>> NodeContext::ConstInts(size_t i) const {
+  if (has_input(i) && e_.IsRunTimeValue(node_.inputs[i]))
+    return Unsupported("input " + std::to_string(i) + " ('" + node_.inputs[i] +
+                       "') is computed from dynamic dims, so it is not a constant; bind the dims "
+                       "with --input-shape");
   const Tensor* t = Const(i);
   if (t == nullptr) return Error("input " + std::to_string(i) + " must be a constant");
   std::vector<int64_t> v;
@@ -307,13 +377,13 @@ DType NodeContext::OutDType(size_t o) const {
 
 Shape NodeContext::OutShape(size_t o) const {
   const TensorSpec* s = Spec(graph_, node_.outputs[o]);
-  return s ? StaticShape(*s) : Shape{};
+  return s ? CodedShape(*s) : Shape{};
 }
 
 Shape NodeContext::InShape(size_t i) const {
   if (const Tensor* t = Const(i)) return t->shape();
   const TensorSpec* s = Spec(graph_, node_.inputs[i]);
-  return s ? StaticShape(*s) : Shape{};
+  return s ? CodedShape(*s) : Shape{};
 }
 
 DType NodeContext::InDType(size_t i) const {

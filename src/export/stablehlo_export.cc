@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "export/dynamic_dims.h"
 #include "export/mlir_text.h"
 #include "export/stablehlo_emitter.h"
 #include "vtensor/export/layout_attr.h"
@@ -43,7 +44,9 @@ ConstRef FindConst(const Graph& g, const std::string& name) {
 
 class Exporter {
  public:
-  Exporter(const StableHloOptions& o) : opts_(o), e_(4) {}
+  Exporter(const StableHloOptions& o, hlo::DynamicDims dyn) : opts_(o), e_(4) {
+    e_.SetDynamicDims(std::move(dyn.names), std::move(dyn.run_time_values));
+  }
 
   Expected<StableHloModule> Run(const Model& model) {
     const Graph& g = *model.graph;
@@ -52,12 +55,13 @@ class Exporter {
     int argn = 0;
     for (const GraphIO* in : g.RealInputs()) {
       const TensorSpec& spec = in->spec;
-      const Shape shape = StaticShape(spec);
+      const Shape shape = hlo::CodedShape(spec);
       if (mlir::ElementType(spec.dtype()).empty())
         return Unimplemented("input '" + in->name + "': dtype " + DTypeName(spec.dtype()) +
                              " has no MLIR element type");
       Val v{"%arg" + std::to_string(argn++), spec.dtype(), shape, mlir::TensorType(spec.dtype(), shape)};
       scopes_.back().vals[in->name] = v;
+      e_.NoteDims(v);
       sig += (sig.empty() ? "" : ", ") + v.ref + ": " + v.type + " {vt.name = " + mlir::Quote(in->name) + "}";
     }
     VT_RETURN_IF_ERROR(ConvertGraph(g));
@@ -102,6 +106,9 @@ class Exporter {
     }
     ConstRef c = FindConst(*scopes_.back().graph, name);
     if (c.tensor == nullptr) return InvalidArgument("value '" + name + "' is used before it is defined");
+    if (e_.IsRunTimeValue(name))
+      return Unimplemented("value '" + name + "' is computed from dynamic dims (a shape), which "
+                           "this export has no run-time form of; bind the dims with --input-shape");
     VT_ASSIGN_OR_RETURN(Val v, Materialize(name, *c.tensor, c.spec));
     scopes_.back().vals[name] = v;
     return v;
@@ -178,12 +185,16 @@ class Exporter {
         return AnnotateNode(Unimplemented("op '" + (node.domain.empty() ? "" : node.domain + ".") +
                                           node.op_type + "' has no StableHLO conversion"),
                             node);
+      if (e_.dynamic() && !hlo::AcceptsDynamicDims(node.op_type))
+        VT_RETURN_IF_ERROR(RefuseDynamicDims(node, g));
       NodeContext cx(
           node, g, e_, [this](const std::string& n) { return Lookup(n); },
           [this](const Graph& sg, const std::vector<Val>& args, std::vector<Val>* outs) {
             return ConvertSubgraph(sg, args, outs);
           });
       Status st = conv(cx);
+      if (st.ok()) st = e_.TakeStatus();
+      else e_.TakeStatus();
       if (!st.ok()) return AnnotateNode(std::move(st), node);
       for (size_t o = 0; o < node.outputs.size(); ++o) {
         if (node.outputs[o].empty()) continue;
@@ -200,6 +211,32 @@ class Exporter {
         scopes_.back().vals[node.outputs[o]] = it->second;
       }
     }
+    return Status::Ok();
+  }
+
+  // A node of an op without a dynamic-shape conversion fails on its first dynamic dim.
+  Status RefuseDynamicDims(const Node& node, const Graph& g) {
+    auto check = [&](const std::string& what, const std::string& name) -> Status {
+      if (name.empty()) return Status::Ok();
+      for (const Graph* s = &g; s != nullptr; s = s->parent) {
+        auto it = s->values.find(name);
+        if (it == s->values.end()) continue;
+        const Shape shape = hlo::CodedShape(it->second);
+        for (size_t d = 0; d < shape.size(); ++d)
+          if (hlo::IsDynamicDim(shape[d]))
+            return AnnotateNode(Unimplemented(what + " ('" + name + "') dim " + std::to_string(d) + " is the dynamic dim " +
+                                              e_.DimName(shape[d]) + ", and " + node.op_type +
+                                              " has no conversion with dynamic dims; bind the dim "
+                                              "with --input-shape"),
+                                node);
+        return Status::Ok();
+      }
+      return Status::Ok();
+    };
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+      VT_RETURN_IF_ERROR(check("input " + std::to_string(i), node.inputs[i]));
+    for (size_t o = 0; o < node.outputs.size(); ++o)
+      VT_RETURN_IF_ERROR(check("output " + std::to_string(o), node.outputs[o]));
     return Status::Ok();
   }
 
@@ -238,15 +275,53 @@ class Exporter {
   std::set<std::string> keys_;
 };
 
+bool HasNegativeDim(const Shape& s) {
+  for (int64_t d : s)
+    if (d < 0) return true;
+  return false;
+}
+
+// Writes the non-negative dims of `shape` into input `name`'s type; its -1 dims become (or stay)
+// unknown, so the dynamic specialization keeps them.
+Status BindKnownDims(Graph& g, const std::string& name, const Shape& shape) {
+  for (GraphIO& in : g.inputs) {
+    if (in.name != name) continue;
+    const auto& old = in.spec.shape();
+    if (old && old->size() != shape.size())
+      return InvalidArgument("input '" + name + "': the shape given has rank " + std::to_string(shape.size()) +
+                             ", the model's " + std::to_string(old->size()));
+    SymShape dims;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] >= 0) dims.push_back(Dim{shape[d], ""});
+      else if (old && !(*old)[d].known()) dims.push_back((*old)[d]);  // keeps its symbol name
+      else dims.push_back(Dim{-1, ""});
+    }
+    in.spec.mutable_type().shape = std::move(dims);
+    return Status::Ok();
+  }
+  return InvalidArgument("input '" + name + "' is not an input of the model");
+}
+
 }  // namespace
 
 Expected<StableHloModule> ExportStableHlo(Model& model, const StableHloOptions& opts) {
   if (!model.graph) return InvalidArgument("model has no graph");
   StaticShapeOptions so;
-  so.input_shapes = opts.input_shapes;
   so.input_values = opts.input_values;
-  VT_RETURN_IF_ERROR(SpecializeShapes(model, so));
-  Exporter ex(opts);
+  for (const auto& [name, shape] : opts.input_shapes) {
+    if (!HasNegativeDim(shape)) {
+      so.input_shapes[name] = shape;
+      continue;
+    }
+    VT_RETURN_IF_ERROR(BindKnownDims(*model.graph, name, shape));  // -1 dims stay dynamic
+  }
+  hlo::DynamicDims dyn;
+  if (hlo::HasUnboundInputDims(model, so)) {
+    VT_ASSIGN_OR_RETURN(dyn, hlo::SpecializeDynamicDims(model, so));
+  } else {
+    VT_RETURN_IF_ERROR(SpecializeShapes(model, so));
+  }
+  Exporter ex(opts, std::move(dyn));
   return ex.Run(model);
 }
 

@@ -101,18 +101,170 @@ TEST(StableHloExportTest, UnsupportedOpIsAnErrorNamingNodeAndOp) {
   EXPECT_NE(r.status().message().find("CumSum"), std::string::npos);
 }
 
-TEST(StableHloExportTest, DynamicInputNeedsAShapeAndNamesTheDim) {
-  testing::OnnxBuilder b;
-  b.Input("X", {-1, 3}).Output("Y", {-1, 3});
-  b.Node("Relu", {"X"}, {"Y"});
-  auto r = ExportModel(b, "");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("input 'X': dim 0"), std::string::npos) << r.status().message();
+// X[N, 16] -> MatMul(W1) + B1 -> Relu -> MatMul(W2) + B2 -> Y[N, 8], N dynamic.
+testing::OnnxBuilder DynamicBatchMlp() {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {-1, 16}).Output("Y", {-1, 8});
+  b.RandomInit("W1", {16, 32}, 21).RandomInit("B1", {32}, 22);
+  b.RandomInit("W2", {32, 8}, 23).RandomInit("B2", {8}, 24);
+  b.Node("MatMul", {"X", "W1"}, {"h"}, "fc1");
+  b.Node("Add", {"h", "B1"}, {"hb"}, "bias1");
+  b.Node("Relu", {"hb"}, {"r"}, "relu");
+  b.Node("MatMul", {"r", "W2"}, {"m"}, "fc2");
+  b.Node("Add", {"m", "B2"}, {"Y"}, "bias2");
+  return b;
+}
+
+// The golden conv net with a dynamic batch N.
+testing::OnnxBuilder DynamicBatchConvNet() {
+  testing::OnnxBuilder b = testing::SmallConvNet();
+  for (auto* io : {b.proto().mutable_graph()->mutable_input(0), b.proto().mutable_graph()->mutable_output(0)}) {
+    auto* d = io->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    d->set_dim_param("N");
+  }
+  return b;
+}
+
+TEST(StableHloExportTest, DynamicBatchMlpKeepsTheBatchDynamic) {
+  auto r = ExportModel(DynamicBatchMlp(), "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->mlir.find("%arg0: tensor<?x16xf32> {vt.name = \"X\"}"), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("-> (tensor<?x8xf32> {vt.name = \"Y\"})"), std::string::npos);
+  // The bias and the Relu's zero are broadcast to the run-time batch, read off the argument.
+  EXPECT_NE(r->mlir.find("\"stablehlo.get_dimension_size\"(%arg0) {dimension = 0 : i64}"), std::string::npos);
+  EXPECT_NE(r->mlir.find("\"stablehlo.dynamic_broadcast_in_dim\""), std::string::npos);
+  EXPECT_EQ(r->mlir.find("\"stablehlo.broadcast_in_dim\""), std::string::npos);
+  testing::ExpectGolden("dynamic_mlp.mlir", r->mlir);
+  ExpectParses(r->mlir);
+  // --input-shape still gives a static module.
   StableHloOptions o;
-  o.input_shapes["X"] = {5, 3};
-  auto ok = ExportModel(b, "", o);
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_NE(ok->mlir.find("tensor<5x3xf32>"), std::string::npos);
+  o.input_shapes["X"] = {5, 16};
+  auto fixed = ExportModel(DynamicBatchMlp(), "", o);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  EXPECT_NE(fixed->mlir.find("tensor<5x16xf32>"), std::string::npos);
+  EXPECT_EQ(fixed->mlir.find('?'), std::string::npos);
+  ExpectParses(fixed->mlir);
+}
+
+TEST(StableHloExportTest, DynamicBatchConvNetKeepsTheBatchDynamic) {
+  auto r = ExportModel(DynamicBatchConvNet(), "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->mlir.find("%arg0: tensor<?x3x8x8xf32>"), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("-> (tensor<?x10xf32> {vt.name = \"Y\"})"), std::string::npos);
+  EXPECT_NE(r->mlir.find("-> tensor<?x4x8x8xf32>"), std::string::npos);  // the convolution
+  // Flatten [N, 4, 4, 4] -> [N, 64] needs the run-time batch.
+  EXPECT_NE(r->mlir.find("\"stablehlo.dynamic_reshape\""), std::string::npos);
+  testing::ExpectGolden("small_convnet_dynamic.mlir", r->mlir);
+  ExpectParses(r->mlir);
+}
+
+// A partial input shape (-1 for the batch, as `--input-shape X=?x3x8x8`) binds the other dims
+// of a model whose spatial dims are symbolic too: the same module as the batch-only model.
+TEST(StableHloExportTest, PartialInputShapeLeavesItsUnboundDimsDynamic) {
+  testing::OnnxBuilder b = DynamicBatchConvNet();
+  auto* dims = b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(2)->set_dim_param("H");
+  dims->mutable_dim(3)->set_dim_param("W");
+  StableHloOptions o;
+  o.input_shapes["X"] = {-1, 3, 8, 8};
+  auto r = ExportModel(b, "", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  testing::ExpectGolden("small_convnet_dynamic.mlir", r->mlir);
+  o.input_shapes["X"] = {-1, 3, 8};
+  auto bad = ExportModel(b, "", o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("input 'X': the shape given has rank 3"), std::string::npos)
+      << bad.status().message();
+}
+
+// A reshape to [N * 4, 4] creates a dim no value holds: its extent is the element count
+// divided by the static 4.
+TEST(StableHloExportTest, ReshapeToAProductOfDynamicDimsDividesTheElementCount) {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {-1, 4, 4}).Output("Y", {-1, 4});
+  b.InitI64("shape", {2}, {-1, 4});
+  b.Node("Reshape", {"X", "shape"}, {"Y"}, "merge");
+  auto r = ExportModel(b, "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->mlir.find("-> (tensor<?x4xf32>"), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("\"stablehlo.divide\""), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("\"stablehlo.dynamic_reshape\""), std::string::npos);
+  ExpectParses(r->mlir);
+}
+
+// Slices, pads and gathers along static axes take a dynamic batch whole: real_dynamic_slice
+// and dynamic_gather carry the run-time extents as operands.
+TEST(StableHloExportTest, DynamicBatchSlicesPadsAndGathers) {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {-1, 6}).Output("Y", {-1, 3});
+  b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {5}).InitI64("axes", {1}, {1});
+  b.InitI64("pads", {4}, {0, 1, 0, 1}).InitI64("cols", {3}, {0, 2, -1});
+  b.Node("Slice", {"X", "starts", "ends", "axes"}, {"s"}, "cut");
+  auto& pad = b.Node("Pad", {"s", "pads"}, {"p"}, "pad");
+  testing::OnnxBuilder::AttrS(pad, "mode", "edge");
+  auto& g = b.Node("Gather", {"p", "cols"}, {"Y"}, "pick");
+  testing::OnnxBuilder::AttrI(g, "axis", 1);
+  auto r = ExportModel(b, "");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->mlir.find("\"stablehlo.real_dynamic_slice\""), std::string::npos) << r->mlir;
+  EXPECT_NE(r->mlir.find("\"stablehlo.dynamic_gather\""), std::string::npos);
+  EXPECT_NE(r->mlir.find("-> (tensor<?x3xf32>"), std::string::npos);
+  ExpectParses(r->mlir);
+}
+
+// Ops without a dynamic conversion, and dims a converter needs static, are refused naming the
+// node, the dim and --input-shape; nothing half-converted comes out.
+TEST(StableHloExportTest, DynamicDimsAnOpCannotTakeAreRefusedNamingNodeAndDim) {
+  {  // resizing along a dynamic dim
+    testing::OnnxBuilder b(13);
+    b.Input("X", {1, 2, -1, 4}).Output("Y", {1, 2, -1, 8});
+    b.Init("roi", {0}, {}).Init("scales", {4}, {1, 1, 2, 2});
+    b.Node("Resize", {"X", "roi", "scales"}, {"Y"}, "upsample");
+    auto r = ExportModel(b, "");
+    ASSERT_FALSE(r.ok());
+    const std::string m = r.status().message();
+    EXPECT_NE(m.find("node 'upsample'"), std::string::npos) << m;
+    EXPECT_NE(m.find("input 0 ('X') dim 2 is the dynamic dim 'N', but resizing along it needs it static"),
+              std::string::npos)
+        << m;
+  }
+  {  // slicing inside a dynamic dim
+    testing::OnnxBuilder b(13);
+    b.Input("X", {-1, 6}).Output("Y", {-1, 6});
+    b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {3}).InitI64("axes", {1}, {0});
+    b.Node("Slice", {"X", "starts", "ends", "axes"}, {"Y"}, "rows");
+    auto r = ExportModel(b, "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("node 'rows'"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("clamping the slice's starts and ends needs it static"), std::string::npos)
+        << r.status().message();
+  }
+  {
+    testing::OnnxBuilder b(13);
+    b.Input("X", {1, 3, -1, 8}).Output("Y", {1, 4, -1, 8});
+    b.RandomInit("W", {4, 3, 3, 3}, 5);
+    auto& conv = b.Node("Conv", {"X", "W"}, {"Y"}, "conv");
+    testing::OnnxBuilder::AttrInts(conv, "pads", {1, 1, 1, 1});
+    auto r = ExportModel(b, "");
+    ASSERT_FALSE(r.ok());
+    const std::string m = r.status().message();
+    EXPECT_NE(m.find("node 'conv'"), std::string::npos) << m;
+    EXPECT_NE(m.find("input 0 ('X') dim 2 is the dynamic dim 'N'"), std::string::npos) << m;
+    StableHloOptions o;
+    o.input_shapes["X"] = {1, 3, 8, 8};
+    EXPECT_TRUE(ExportModel(b, "", o).ok());
+  }
+  {  // an unnamed unknown dim is named by its input and position
+    testing::OnnxBuilder b(13);
+    b.Input("X", {-1, 6}).Output("Y", {-1, 2});
+    b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()
+        ->mutable_dim(0)->clear_dim_param();
+    b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {3}).InitI64("axes", {1}, {0});
+    b.Node("Slice", {"X", "starts", "ends", "axes"}, {"Y"}, "cut");
+    auto r = ExportModel(b, "");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("input 'X' dim 0"), std::string::npos) << r.status().message();
+  }
 }
 
 // Externalized weights: util.global + #flow.parameter.named, and the archive entries hold

@@ -27,6 +27,19 @@ std::vector<int64_t> IntsOr(const Node& n, const char* name, size_t count, int64
   return v;
 }
 
+std::vector<int64_t> AllDims(const Val& v) {
+  std::vector<int64_t> d;
+  for (size_t i = 0; i < v.shape.size(); ++i) d.push_back(static_cast<int64_t>(i));
+  return d;
+}
+
+// Every dim but the batch (dim 0): a dynamic batch is all the NCHW ops below accept.
+std::vector<int64_t> NonBatchDims(const Val& v) {
+  std::vector<int64_t> d = AllDims(v);
+  if (!d.empty()) d.erase(d.begin());
+  return d;
+}
+
 struct Window {
   std::vector<int64_t> k, s, d, lo, hi;
 };
@@ -96,6 +109,8 @@ Status ConvOp(NodeContext& cx) {
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
     return cx.Error("X and W must have the same rank >= 3");
   const size_t n = x.shape.size() - 2;
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, NonBatchDims(x), "the convolution's padding and output size"));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(1, w, AllDims(w), "the convolution's filter"));
   std::vector<int64_t> k = cx.node().GetInts("kernel_shape");
   if (k.empty()) k.assign(w.shape.begin() + 2, w.shape.end());
   std::vector<int64_t> in(x.shape.begin() + 2, x.shape.end());
@@ -118,6 +133,8 @@ Status ConvTransposeOp(NodeContext& cx) {
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
     return cx.Error("X and W must have the same rank >= 3");
   const size_t n = x.shape.size() - 2;
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, NonBatchDims(x), "the transposed convolution's padding"));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(1, w, AllDims(w), "the transposed convolution's filter"));
   const Shape out = cx.OutShape(0);
   std::vector<int64_t> k = cx.node().GetInts("kernel_shape");
   if (k.empty()) k.assign(w.shape.begin() + 2, w.shape.end());
@@ -212,6 +229,7 @@ Status MaxPoolOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   std::vector<int64_t> k = cx.node().GetInts("kernel_shape");
   if (k.size() + 2 != x.shape.size()) return cx.Error("kernel_shape must match the spatial rank");
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, NonBatchDims(x), "the pooling window's padding"));
   VT_ASSIGN_OR_RETURN(Window w, ResolveWindow(cx, k, Shape(x.shape.begin() + 2, x.shape.end())));
   std::vector<int64_t> hi;
   VT_ASSIGN_OR_RETURN(Val y, PoolWindow(cx, x, w, "stablehlo.maximum",
@@ -238,6 +256,7 @@ Status AveragePoolOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   std::vector<int64_t> k = cx.node().GetInts("kernel_shape");
   if (k.size() + 2 != x.shape.size()) return cx.Error("kernel_shape must match the spatial rank");
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, NonBatchDims(x), "the averaging counts"));
   VT_ASSIGN_OR_RETURN(Window w, ResolveWindow(cx, k, Shape(x.shape.begin() + 2, x.shape.end())));
   std::vector<int64_t> hi;
   VT_ASSIGN_OR_RETURN(Val sum, PoolWindow(cx, x, w, "stablehlo.add", 0, &hi));
@@ -279,6 +298,7 @@ Status GlobalPoolOp(NodeContext& cx) {
   }
   Emitter& e = cx.e();
   const bool avg = cx.node().op_type == "GlobalAveragePool";
+  if (avg) VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, dims, "the average's element count"));
   Val r = avg ? e.Reduce(x, dims, "stablehlo.add", 0)
               : e.Reduce(x, dims, "stablehlo.maximum", -std::numeric_limits<double>::infinity());
   if (avg) r = e.Binary("stablehlo.divide", r, e.Splat(static_cast<double>(count), r.dtype, r.shape));
@@ -328,6 +348,7 @@ Status LayerNormOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(int64_t axis, NormAxis(cx, cx.node().GetInt("axis", -1), r));
   std::vector<int64_t> dims;
   for (int64_t i = axis; i < r; ++i) dims.push_back(i);
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, dims, "the normalized element count"));
   Emitter& e = cx.e();
   Val y = Normalize(e, x, dims, cx.node().GetFloat("epsilon", 1e-5f));
   VT_ASSIGN_OR_RETURN(Val scale, cx.In(1));
@@ -344,6 +365,7 @@ Status InstanceNormOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   std::vector<int64_t> dims;
   for (size_t i = 2; i < x.shape.size(); ++i) dims.push_back(static_cast<int64_t>(i));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, dims, "the normalized element count"));
   Emitter& e = cx.e();
   Val y = Normalize(e, x, dims, cx.node().GetFloat("epsilon", 1e-5f));
   VT_ASSIGN_OR_RETURN(Val scale, cx.In(1));
@@ -495,7 +517,8 @@ Status ResizeOp(NodeContext& cx) {
   for (int64_t a = 0; a < static_cast<int64_t>(x.shape.size()); ++a) {
     const size_t ai = static_cast<size_t>(a);
     const bool unit_scale = scales == nullptr || scales->GetDouble(a) == 1.0;
-    if (out[ai] == x.shape[ai] && unit_scale) continue;
+    if (out[ai] == x.shape[ai] && unit_scale) continue;  // a dynamic dim is kept, not resized
+    VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {a}, "resizing along it"));
     VT_ASSIGN_OR_RETURN(std::vector<float> R, ResizeMatrix(cx, a, x.shape, out[ai], scales));
     const int64_t in = x.shape[ai], on = out[ai];
     Shape next = v.shape;
@@ -520,12 +543,16 @@ Status ResizeOp(NodeContext& cx) {
       std::string od = "[";
       for (size_t k = 0; k < offset_dims.size(); ++k) od += (k ? ", " : "") + std::to_string(offset_dims[k]);
       od += "]";
-      v = e.Op("stablehlo.gather", {v, iv},
-               "dimension_numbers = #stablehlo.gather<offset_dims = " + od + ", collapsed_slice_dims = [" +
-                   std::to_string(a) + "], start_index_map = [" + std::to_string(a) +
-                   "], index_vector_dim = 1>, slice_sizes = " + mlir::ArrayI64(sizes) +
-                   ", indices_are_sorted = true",
-               v.dtype, next);
+      const std::string dims = "dimension_numbers = #stablehlo.gather<offset_dims = " + od +
+                               ", collapsed_slice_dims = [" + std::to_string(a) + "], start_index_map = [" +
+                               std::to_string(a) + "], index_vector_dim = 1>";
+      // A kept dynamic dim makes the slice sizes a run-time operand (dynamic_gather).
+      v = HasDynamicDims(v.shape)
+              ? e.Op("stablehlo.dynamic_gather", {v, iv, e.ShapeTensor(sizes)},
+                     dims + ", indices_are_sorted = true", v.dtype, next)
+              : e.Op("stablehlo.gather", {v, iv},
+                     dims + ", slice_sizes = " + mlir::ArrayI64(sizes) + ", indices_are_sorted = true",
+                     v.dtype, next);
     } else {
       Tensor rt = Tensor::Empty(DType::kFloat32, {on, in});
       std::memcpy(rt.mutable_data<float>(), R.data(), R.size() * 4);

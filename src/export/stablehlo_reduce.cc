@@ -49,6 +49,7 @@ Status ReduceOp(NodeContext& cx) {
   }
   const std::string& op = cx.node().op_type;
   const double inf = std::numeric_limits<double>::infinity();
+  if (op == "ReduceMean") VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, axes, "the mean's element count"));
   int64_t count = 1;
   for (int64_t a : axes) count *= x.shape[static_cast<size_t>(a)];
   Val r;

@@ -32,6 +32,8 @@ Status LstmOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val rw, cx.In(2));
   if (x.shape.size() != 3 || w.shape.size() != 3 || rw.shape.size() != 3)
     return cx.Error("X, W and R must have rank 3");
+  // Only the batch may be dynamic: the sequence is unrolled and the sizes shape the weights.
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {0, 2}, "unrolling the sequence"));
   const int64_t seq = x.shape[0], batch = x.shape[1], in = x.shape[2];
   const int64_t dirs = w.shape[0], H = rw.shape[2];
   if (seq > kMaxUnroll) return cx.Unsupported("sequence length " + std::to_string(seq) + " > 4096");

@@ -14,7 +14,7 @@ namespace {
 Status ReshapeLike(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   const Shape out = cx.OutShape(0);
-  if (NumElements(out) != NumElements(x.shape))
+  if (!HasDynamicDims(out) && !HasDynamicDims(x.shape) && NumElements(out) != NumElements(x.shape))
     return cx.Error("cannot reshape " + ShapeToString(x.shape) + " to " + ShapeToString(out));
   cx.Set(0, cx.e().Reshape(x, out));
   return Status::Ok();
@@ -78,6 +78,7 @@ Status SliceOp(NodeContext& cx) {
   std::vector<int64_t> rev;
   for (size_t i = 0; i < starts.size(); ++i) {
     VT_ASSIGN_OR_RETURN(int64_t a, NormAxis(cx, axes[i], r));
+    VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {a}, "clamping the slice's starts and ends"));
     const int64_t d = x.shape[static_cast<size_t>(a)];
     const int64_t step = steps[i];
     if (step == 0) return cx.Error("step 0");
@@ -114,6 +115,7 @@ Status GatherOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val data, cx.In(0));
   const int64_t r = static_cast<int64_t>(data.shape.size());
   VT_ASSIGN_OR_RETURN(int64_t axis, NormAxis(cx, cx.node().GetInt("axis", 0), r));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, data, {axis}, "normalizing the gather's indices"));
   const int64_t d = data.shape[static_cast<size_t>(axis)];
   Emitter& e = cx.e();
   const Shape out = cx.OutShape(0);
@@ -159,6 +161,14 @@ Status GatherOp(NodeContext& cx) {
                             "], index_vector_dim = " + std::to_string(q) +
                             ">, slice_sizes = " + mlir::ArrayI64(slice_sizes) +
                             ", indices_are_sorted = false";
+  if (HasDynamicDims(data.shape)) {
+    // Slice sizes that follow a dynamic dim of the data are an operand: dynamic_gather.
+    const size_t at = attrs.find(", slice_sizes = ");
+    const std::string dyn_attrs = attrs.substr(0, at) + ", indices_are_sorted = false";
+    cx.Set(0, e.Op("stablehlo.dynamic_gather", {data, idx, e.ShapeTensor(slice_sizes)}, dyn_attrs,
+                   data.dtype, out));
+    return Status::Ok();
+  }
   cx.Set(0, e.Op("stablehlo.gather", {data, idx}, attrs, data.dtype, out));
   return Status::Ok();
 }
@@ -219,6 +229,8 @@ Status PadOp(NodeContext& cx) {
     VT_ASSIGN_OR_RETURN(int64_t a, NormAxis(cx, axes[i], r));
     lo[static_cast<size_t>(a)] = pads[i];
     hi[static_cast<size_t>(a)] = pads[i + axes.size()];
+    if (pads[i] != 0 || pads[i + axes.size()] != 0)
+      VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {a}, "padding"));
   }
   const std::string mode = cx.node().GetString("mode", "constant");
   Emitter& e = cx.e();
@@ -233,8 +245,9 @@ Status PadOp(NodeContext& cx) {
       value = e.Scalar(0, x.dtype);
     }
     std::vector<int64_t> interior(static_cast<size_t>(r), 0);
-    Shape out = x.shape;
-    for (size_t i = 0; i < out.size(); ++i) out[i] += lo[i] + hi[i];
+    Shape out = x.shape;  // padded dims are static
+    for (size_t i = 0; i < out.size(); ++i)
+      if (!IsDynamicDim(out[i])) out[i] += lo[i] + hi[i];
     cx.Set(0, e.Op("stablehlo.pad", {x, value},
                    "edge_padding_low = " + mlir::ArrayI64(lo) + ", edge_padding_high = " +
                        mlir::ArrayI64(hi) + ", interior_padding = " + mlir::ArrayI64(interior),
@@ -246,7 +259,7 @@ Status PadOp(NodeContext& cx) {
   for (int64_t a = 0; a < r; ++a) {
     const size_t ai = static_cast<size_t>(a);
     if (lo[ai] < 0 || hi[ai] < 0) return cx.Unsupported("negative pads with mode " + mode);
-    if (mode == "reflect" && (lo[ai] >= x.shape[ai] || hi[ai] >= x.shape[ai]))
+    if (mode == "reflect" && (lo[ai] || hi[ai]) && (lo[ai] >= x.shape[ai] || hi[ai] >= x.shape[ai]))
       return cx.Error("reflect pads must be smaller than the dim");
     if (lo[ai] || hi[ai]) v = PadAxis(e, v, a, lo[ai], hi[ai], mode == "reflect");
   }
@@ -280,6 +293,7 @@ Status SplitOp(NodeContext& cx) {
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   const int64_t r = static_cast<int64_t>(x.shape.size());
   VT_ASSIGN_OR_RETURN(int64_t axis, NormAxis(cx, cx.node().GetInt("axis", 0), r));
+  VT_RETURN_IF_ERROR(cx.RequireStatic(0, x, {axis}, "splitting"));
   int64_t offset = 0;
   for (size_t o = 0; o < cx.node().outputs.size(); ++o) {
     // Output sizes come from shape specialization (covers split input, attribute, equal

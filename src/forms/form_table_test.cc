@@ -73,6 +73,8 @@ TEST(FormTableTest, RowsAreDistinctAndComplete) {
       EXPECT_NE(row->use_rejection, nullptr);
     }
     EXPECT_TRUE(row->describe && row->build && row->pack && row->struct_type && row->samples);
+    // Only the lossy quantizers pack slower than a digest (docs/compiled-tensors.md).
+    EXPECT_EQ(row->compare == nullptr, row->kind == WeightFormKind::kQ4_0GemmB) << row->name;
     EXPECT_FALSE(row->samples().empty());
   }
   EXPECT_FALSE(KnownWeightFormVersion("vt.no_such_form").has_value());
@@ -119,6 +121,25 @@ void CheckSample(const FormRow& row, const WeightRequest& r, uint32_t seed) {
   auto again = PackWeightForm(w, f);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(std::memcmp(again->data, p->data, p->size), 0) << "packing is not deterministic";
+
+  // The first load under memo compares payloads with a fresh pack: the pack itself is equal, a
+  // payload with one flipped byte or of another size is not.
+  auto same = CompareWithFreshPack(w, f, p->data, p->size);
+  ASSERT_EQ(same.has_value(), row.compare != nullptr);
+  if (same) {
+    ASSERT_TRUE(same->ok()) << same->status().message();
+    EXPECT_TRUE(**same);
+    std::vector<uint8_t> flipped(p->data, p->data + p->size);
+    for (size_t at : {size_t{0}, flipped.size() / 2, flipped.size() - 1}) {
+      flipped[at] ^= 0x10;
+      auto d = CompareWithFreshPack(w, f, flipped.data(), flipped.size());
+      ASSERT_TRUE(d && d->ok());
+      EXPECT_FALSE(**d) << "byte " << at;
+      flipped[at] ^= 0x10;
+    }
+    auto shorter = CompareWithFreshPack(w, f, p->data, p->size - 1);
+    EXPECT_FALSE(shorter->ok() && **shorter);
+  }
 
   // The struct type names the form and sizes exactly those bytes.
   const vtensor::StructTypeProto t = StructTypeForForm(f);

@@ -48,6 +48,8 @@ const MissReasonInfo kReasons[] = {
     {MissReason::kStaleDigest, "digest-mismatch", "the source initializer's digest differs (stale entry)"},
     {MissReason::kNoPayloadDigest, "payload-digest", "the entry has no payload digest to verify"},
     {MissReason::kPayloadDigest, "payload-digest", "the payload's digest differs"},
+    {MissReason::kPackMismatch, "payload-digest",
+     "the payload differs from what this runtime packs from the source, though its digests agree"},
     {MissReason::kCacheDisabled, "not-selected", "compiled entries are disabled for the session"},
     {MissReason::kNotSelected, "not-selected",
      "valid, but no kernel of the session reads the weight in this form"},

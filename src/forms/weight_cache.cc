@@ -6,6 +6,7 @@
 
 #include "forms/loading_rules.h"
 #include "vtensor/base/file.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/tensor_digest.h"
 
@@ -138,7 +139,19 @@ void WeightCache::OpenMemo(const Model& model) {
     if (auto v = ParseMemo(*text, memo_key_)) memo_verified_ = std::move(*v);
 }
 
-std::optional<CacheMiss> WeightCache::Verify(Entry& e, const Tensor& tensor) {
+std::optional<bool> WeightCache::CompareFirstLoad(Entry& e, const Tensor& tensor,
+                                                  const WeightForm& form) {
+  const bool mapped = tensor.storage() && tensor.storage()->mapped_file();
+  // Both are read once, in order: map their pages in one call each, not fault by fault.
+  if (mapped) PrefaultMappedPages(tensor.raw_data(), tensor.nbytes());
+  PrefaultMappedPages(e.payload.data, e.payload.size);
+  auto same = CompareWithFreshPack(tensor, form, e.payload.data, e.payload.size);
+  if (mapped) ReleaseMappedPages(tensor.raw_data(), tensor.nbytes());
+  if (!same) return std::nullopt;
+  return same->ok() && **same;
+}
+
+std::optional<CacheMiss> WeightCache::Verify(Entry& e, const Tensor& tensor, const WeightForm& form) {
   CacheEntryReport& r = report_[static_cast<size_t>(e.index)];
   if (opts_.verify == VerifyPolicy::kNever) return std::nullopt;
   if (opts_.verify == VerifyPolicy::kMemo &&
@@ -149,6 +162,22 @@ std::optional<CacheMiss> WeightCache::Verify(Entry& e, const Tensor& tensor) {
   const std::string* stored = nullptr;
   for (const auto& kv : e.ct->metadata_props())
     if (kv.key() == kPayloadDigestKey) stored = &kv.value();
+  // The first load under memo compares the payload with a fresh pack of the source instead of
+  // hashing both (docs/compiled-tensors.md, "First load under memo"): equal bytes prove the
+  // entry is what this runtime makes of this source, which is what the digests stand for, and
+  // the comparison costs less than a digest. Entries without a payload digest stay misses, as
+  // under hashing. On a difference the hashing below names the reason.
+  bool differs = false;
+  if (opts_.verify == VerifyPolicy::kMemo && stored != nullptr) {
+    if (auto same = CompareFirstLoad(e, tensor, form)) {
+      if (*same) {
+        r.verified = r.compared = true;
+        memo_dirty_ = true;
+        return std::nullopt;
+      }
+      differs = true;
+    }
+  }
   // The payload's digest runs on a second thread while the source is hashed: the two reads
   // overlap, so verifying costs about one source hash, not two (always <= 1.3x).
   std::future<Status> payload_check;
@@ -171,6 +200,10 @@ std::optional<CacheMiss> WeightCache::Verify(Entry& e, const Tensor& tensor) {
   if (auto m = loading::FreshSource(digest, *e.ct, e.algo)) return m;
   if (stored != nullptr && !concurrent) payload_status = CheckPayloadDigest(*stored, p.data, p.size);
   if (auto m = loading::PayloadIntact(stored, payload_status)) return m;
+  if (differs)  // both digests agree, yet the bytes are not what this runtime packs
+    return CacheMiss{MissReason::kPackMismatch,
+                     "the payload differs from a fresh pack of '" + e.ct->source_name() +
+                         "' into " + form.type_name + " although both digests match"};
   r.verified = true;
   memo_dirty_ = true;
   return std::nullopt;
@@ -187,7 +220,7 @@ std::optional<PackedWeight> WeightCache::Take(const std::string& source, const T
         !(e.layout == form.layout) || static_cast<int64_t>(e.payload.size) != form.bytes())
       continue;
     if (r.state == EntryState::kPending) {
-      if (auto m = Verify(e, tensor)) {
+      if (auto m = Verify(e, tensor, form)) {
         SetMiss(r, std::move(*m));
         continue;
       }

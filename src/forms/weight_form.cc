@@ -93,6 +93,13 @@ Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& fo
   return row->pack(weight, form);
 }
 
+std::optional<Expected<bool>> CompareWithFreshPack(const Tensor& weight, const WeightForm& form,
+                                                   const uint8_t* payload, size_t size) {
+  const FormRow* row = FindFormRow(form.kind);
+  if (row == nullptr || row->compare == nullptr) return std::nullopt;
+  return row->compare(weight, form, payload, size);
+}
+
 vtensor::StructTypeProto StructTypeForForm(const WeightForm& form) {
   const FormRow* row = FindFormRow(form.kind);
   if (row == nullptr) return vtensor::StructTypeProto();

@@ -33,11 +33,16 @@ Status ParseInputShape(const std::string& s, std::map<std::string, Shape>* out) 
     size_t x = dims.find('x', pos);
     if (x == std::string::npos) x = dims.size();
     const std::string d = dims.substr(pos, x - pos);
+    if (d == "?") {  // stays dynamic (docs/export.md, "Dynamic dims")
+      shape.push_back(-1);
+      pos = x + 1;
+      continue;
+    }
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(d.c_str(), &end, 10);
     if (d.empty() || *end != '\0' || errno != 0 || v < 0)
-      return InvalidArgument("--input-shape '" + s + "': dim '" + d + "' is not a non-negative integer");
+      return InvalidArgument("--input-shape '" + s + "': dim '" + d + "' is not a non-negative integer or ?");
     shape.push_back(v);
     pos = x + 1;
   }

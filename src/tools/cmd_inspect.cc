@@ -64,7 +64,7 @@ int InspectCacheCommand(const InspectArgs& a) {
                          {"state", r.state == EntryState::kHit ? "HIT" : "MISS"},
                          {"reason", MissReasonCode(r.reason)}, {"detail", r.detail},
                          {"payload_bytes", r.payload_bytes}, {"verified", r.verified},
-                         {"memo", r.memo}});
+                         {"compared", r.compared}, {"memo", r.memo}});
     nlohmann::json j = {{"model", a.model},
                         {"architecture", IsaArchitecture(so->isa)},
                         {"profile", WeightProfileName(so->profile)},

@@ -58,6 +58,7 @@ void PrintCacheReport(const Session& s, FILE* out) {
                r.type_name.empty() ? "-" : r.type_name, EntryStateText(r),
                r.detail.empty() ? "" : "  " + r.detail,
                r.state == EntryState::kHit ? (r.memo ? "  (verified: memo)"
+                                              : r.compared ? "  (verified: compared with a fresh pack)"
                                               : r.verified ? "  (verified)" : "  (not verified)")
                                            : "");
   }

@@ -17,6 +17,8 @@
 #include "base/scoped_temp_dir_test_util.h"
 #include "passes/test_model_builder.h"
 #include "tools/compile_model.h"
+#include "vtensor/format/compiled_model.h"
+#include "vtensor/format/payload_digest.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt {
@@ -99,8 +101,33 @@ class VerifyMemoE2eTest : public ::testing::Test {
       EXPECT_EQ(r.state, EntryState::kHit) << what << " entry " << r.index << " " << r.detail;
       EXPECT_EQ(r.verified, e == Expect::kVerified) << what << " entry " << r.index;
       EXPECT_EQ(r.memo, e == Expect::kMemo) << what << " entry " << r.index;
+      // Both entries are f32 GEMM panels: the first load compares them with a fresh pack.
+      EXPECT_EQ(r.compared, e == Expect::kVerified) << what << " entry " << r.index;
     }
     EXPECT_EQ(o.output, reference_) << what;
+  }
+
+  // Rewrites the payload of the entry for `source` with one byte flipped and its
+  // vt.payload_digest updated to match: damage only a comparison with the source can see.
+  void RewritePayloadConsistently(const std::string& source) {
+    auto m = ReadCompiledModel(compiled_);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    vtensor::CompiledTensorProto* ct = nullptr;
+    for (auto& c : *m->ext.mutable_compiled_tensors())
+      if (c.source_name() == source) ct = &c;
+    ASSERT_NE(ct, nullptr);
+    ASSERT_TRUE(ct->value().has_external());
+    const auto& x = ct->value().external();
+    std::string bytes(static_cast<size_t>(x.length()), '\0');
+    const int fd = ::open(pack_.c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pread(fd, bytes.data(), bytes.size(), x.offset()), static_cast<ssize_t>(bytes.size()));
+    bytes[bytes.size() / 3] ^= 0x40;
+    ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), x.offset()), static_cast<ssize_t>(bytes.size()));
+    ::close(fd);
+    for (auto& kv : *ct->mutable_metadata_props())
+      if (kv.key() == kPayloadDigestKey) kv.set_value(PayloadDigest(bytes.data(), bytes.size()));
+    ASSERT_TRUE(WriteCompiledModel(*m, compiled_).ok());
   }
 
   // Flips one payload byte in place; with `keep_mtime` the file's mtime is set back.
@@ -165,6 +192,43 @@ TEST_F(VerifyMemoE2eTest, MemoIsTheDefaultAndSkipsOnlyAfterAFirstVerification) {
   ExpectAllHit(Load(compiled_, cache_), Expect::kVerified, "first aged load");
   EXPECT_EQ(MemoFiles().size(), 1u);
   ExpectAllHit(Load(compiled_, cache_), Expect::kMemo, "later load");
+}
+
+// No memo yet: the first load compares instead of hashing, and a damaged payload is still a
+// miss, named by the hashing that follows a difference; nothing is memoized for it.
+TEST_F(VerifyMemoE2eTest, DamagedPayloadOnFirstLoadIsAMiss) {
+  FlipPayloadByte(/*keep_mtime=*/false);
+  WaitPastRacyMargin();
+  const Outcome first = Load(compiled_, cache_);
+  ExpectCaught(first);
+  for (const auto& r : first.report) EXPECT_EQ(r.compared, r.state == EntryState::kHit) << r.index;
+  const Outcome second = Load(compiled_, cache_);  // only the hit was memoized
+  for (const auto& r : second.report) {
+    EXPECT_EQ(r.memo, r.state == EntryState::kHit) << r.index;
+    if (r.state == EntryState::kMiss) EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest");
+  }
+  EXPECT_EQ(second.output, reference_);
+}
+
+// A payload rewritten with a matching payload digest passes both digests (a HIT under
+// `always`), but not the comparison with the source: the first load under memo misses it.
+TEST_F(VerifyMemoE2eTest, ConsistentlyRewrittenPayloadIsCaughtByTheComparison) {
+  RewritePayloadConsistently("W_mm");
+  WaitPastRacyMargin();
+  CacheOptions always = cache_;
+  always.verify = VerifyPolicy::kAlways;
+  const Outcome hashed = Load(compiled_, always);
+  for (const auto& r : hashed.report) EXPECT_EQ(r.state, EntryState::kHit) << r.index;
+  const Outcome o = Load(compiled_, cache_);
+  int misses = 0;
+  for (const auto& r : o.report) {
+    if (r.state != EntryState::kMiss) continue;
+    ++misses;
+    EXPECT_EQ(r.source_name, "W_mm");
+    EXPECT_EQ(r.reason, MissReason::kPackMismatch) << r.detail;
+  }
+  EXPECT_EQ(misses, 1);
+  EXPECT_EQ(o.output, reference_);
 }
 
 TEST_F(VerifyMemoE2eTest, PayloadChangedAfterTheMemoIsCaught) {

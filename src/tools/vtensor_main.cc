@@ -187,7 +187,7 @@ CLI::App* AddExport(CLI::App& app, vt::cli::ExportArgs& exp) {
   cmd->add_flag("--per-type-layouts", exp.per_type_layouts,
                 "also attach #vt.layout<...> to the tensor types of laid-out weights");
   cmd->add_option("--input-shape", exp.input_shapes,
-                  "static shape of an input, NAME=D0xD1x... (repeatable)")
+                  "shape of an input, NAME=D0xD1x... (repeatable); a dim given as ? and unbound dims stay dynamic")
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

@@ -2,7 +2,8 @@
 # Exports one cached real model as StableHLO (without a target, and with targets,
 # external parameters and per-type layouts) and as JSON, and checks every .mlir parses with
 # `mlir-opt-16 --allow-unregistered-dialect` (skipped, exit 77, when mlir-opt-16 is missing).
-# Also checks that a failing export leaves no file behind.
+# Also checks that a failing export leaves no file behind, and what an export without
+# --input-shape (dynamic dims) does.
 # usage: export_realmodel.sh VTENSOR_BIN CASE
 set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 VTENSOR_BIN CASE" >&2; exit 2; }
@@ -58,6 +59,26 @@ if [[ ${#bad[@]} -gt 0 ]]; then
   fi
   [[ ! -e "$out/bad.mlir" && ! -e "$out/bad.irpa" ]] || { echo "FAIL: partial output left" >&2; exit 1; }
   echo "expected failure: $(head -c 300 "$out/bad.err")"
+fi
+
+# A partial shape keeps the batch dynamic (`?` in --input-shape).
+case "$case" in
+  ch_PP-OCRv4_rec_infer|ch_ppocr_mobile_v2.0_cls_infer)
+    partial=("${shapes[@]/x=1x/x=?x}")
+    run export "$model" --format stablehlo "${partial[@]}" --target x86_64-avx512 \
+        --params "$out/batch.irpa" -o "$out/batch.mlir"
+    grep -q "%arg0: tensor<?x3x48x" "$out/batch.mlir" || { echo "FAIL: no dynamic batch" >&2; exit 1; }
+    ;;
+esac
+
+# Without --input-shape the model's symbolic dims stay dynamic: the export either keeps them
+# (`?` in the module, parsed below) or is refused naming --input-shape, writing nothing.
+if "$vtensor" export "$model" --format stablehlo -o "$out/dynamic.mlir" 2>"$out/dynamic.err"; then
+  grep -q "?x\|x?" "$out/dynamic.mlir" || { echo "FAIL: a dynamic export without a dynamic dim" >&2; exit 1; }
+else
+  [[ ! -e "$out/dynamic.mlir" ]] || { echo "FAIL: partial output left" >&2; exit 1; }
+  grep -q -- "--input-shape" "$out/dynamic.err" || { cat "$out/dynamic.err" >&2; exit 1; }
+  echo "refused with dynamic dims: $(head -c 300 "$out/dynamic.err")"
 fi
 
 if ! command -v mlir-opt-16 >/dev/null; then

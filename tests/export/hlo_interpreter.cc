@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "export/irpa_test_reader.h"
+#include "hlo_dynamic_shape.h"
 #include "vtensor/export/layout_attr.h"
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_text.h"
@@ -269,13 +270,19 @@ HValue DotGeneral(const HOp& op, const HValue& a, const HValue& b, const std::st
   return out;
 }
 
-HValue Gather(const HOp& op, const HValue& x, const HValue& idx, const std::string& rtype) {
+// `sizes_operand`: dynamic_gather's slice sizes (else the slice_sizes attribute).
+HValue Gather(const HOp& op, const HValue& x, const HValue& idx, const std::string& rtype,
+              const HValue* sizes_operand = nullptr) {
   HValue out = Make(rtype);
   const auto offset_dims = ListAttr(op.attrs, "offset_dims");
   const auto collapsed = ListAttr(op.attrs, "collapsed_slice_dims");
   const auto start_map = ListAttr(op.attrs, "start_index_map");
   const int64_t ivd = IntAttr(op.attrs, "index_vector_dim", 0);
-  const auto sizes = ArrayAttr(op.attrs, "slice_sizes");
+  std::vector<int64_t> sizes = ArrayAttr(op.attrs, "slice_sizes");
+  if (sizes_operand != nullptr) {
+    sizes.clear();
+    for (double d : sizes_operand->v) sizes.push_back(static_cast<int64_t>(d));
+  }
   const auto xs = Strides(x.shape), is = Strides(idx.shape);
   std::vector<int64_t> batch_dims, operand_offset_dims;
   for (int64_t d = 0; d < static_cast<int64_t>(out.shape.size()); ++d)
@@ -408,8 +415,11 @@ Expected<std::vector<Tensor>> HloInterpreter::Run(const std::vector<Tensor>& inp
   std::map<std::string, HValue> env;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor t = inputs[i].Contiguous();
-    HValue v{args_[i].dtype, args_[i].shape, {}};
-    if (t.shape() != v.shape || t.dtype() != v.dtype) return InvalidArgument("input " + std::to_string(i) + " type");
+    HValue v{args_[i].dtype, t.shape(), {}};
+    bool fits = t.shape().size() == args_[i].shape.size() && t.dtype() == v.dtype;
+    for (size_t d = 0; fits && d < t.shape().size(); ++d)
+      fits = args_[i].shape[d] < 0 || args_[i].shape[d] == t.shape()[d];  // `?` takes any extent
+    if (!fits) return InvalidArgument("input " + std::to_string(i) + " type");
     for (int64_t k = 0; k < t.numel(); ++k) v.v.push_back(t.GetDouble(k));
     env[args_[i].ref] = std::move(v);
   }
@@ -460,8 +470,18 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     in.push_back(&it->second);
   }
   const std::string& n = op.name;
-  const std::string rtype = op.result_types.empty() ? "" : op.result_types[0];
+  std::string rtype = op.result_types.empty() ? "" : op.result_types[0];
+  if (rtype.find('?') != std::string::npos) {
+    VT_ASSIGN_OR_RETURN(auto t, ParseType(rtype));
+    VT_ASSIGN_OR_RETURN(Shape s, RunTimeShape(op, in, t.second));
+    rtype = StaticType(rtype, s);
+  }
   auto one = [](HValue v) { return std::vector<HValue>{std::move(v)}; };
+  if (n == "stablehlo.get_dimension_size") {
+    HValue out = Make(rtype);
+    out.v.at(0) = static_cast<double>(in.at(0)->shape.at(static_cast<size_t>(IntAttr(op.attrs, "dimension", 0))));
+    return one(std::move(out));
+  }
   if (n == "stablehlo.constant") {
     VT_ASSIGN_OR_RETURN(auto t, ParseType(rtype));
     VT_ASSIGN_OR_RETURN(HValue v, ParseDense(op.attrs, t.first, t.second));
@@ -515,7 +535,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     RoundAll(out);
     return one(std::move(out));
   }
-  if (n == "stablehlo.reshape") {
+  if (n == "stablehlo.reshape" || n == "stablehlo.dynamic_reshape") {
     HValue out = Make(rtype);
     out.v = in[0]->v;
     return one(std::move(out));
@@ -531,7 +551,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     });
     return one(std::move(out));
   }
-  if (n == "stablehlo.broadcast_in_dim") {
+  if (n == "stablehlo.broadcast_in_dim" || n == "stablehlo.dynamic_broadcast_in_dim") {
     HValue out = Make(rtype);
     const auto dims = ArrayAttr(op.attrs, "broadcast_dimensions");
     const auto xs = Strides(in[0]->shape);
@@ -543,9 +563,15 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     });
     return one(std::move(out));
   }
-  if (n == "stablehlo.slice") {
+  if (n == "stablehlo.slice" || n == "stablehlo.real_dynamic_slice") {
     HValue out = Make(rtype);
-    const auto st = ArrayAttr(op.attrs, "start_indices"), sd = ArrayAttr(op.attrs, "strides");
+    std::vector<int64_t> st = ArrayAttr(op.attrs, "start_indices"), sd = ArrayAttr(op.attrs, "strides");
+    if (n == "stablehlo.real_dynamic_slice") {  // start and strides are operands
+      st.clear();
+      sd.clear();
+      for (double x : in.at(1)->v) st.push_back(static_cast<int64_t>(x));
+      for (double x : in.at(3)->v) sd.push_back(static_cast<int64_t>(x));
+    }
     const auto xs = Strides(in[0]->shape);
     ForEach(out.shape, [&](int64_t f, const std::vector<int64_t>& o) {
       int64_t src = 0;
@@ -605,6 +631,7 @@ Expected<std::vector<HValue>> HloInterpreter::Eval(const HOp& op, std::map<std::
     return one(std::move(out));
   }
   if (n == "stablehlo.gather") return one(Gather(op, *in[0], *in[1], rtype));
+  if (n == "stablehlo.dynamic_gather") return one(Gather(op, *in[0], *in[1], rtype, in.at(2)));
   if (n == "stablehlo.dot_general") return one(DotGeneral(op, *in[0], *in[1], rtype));
   if (n == "stablehlo.convolution") return one(Convolution(op, *in[0], *in[1], rtype));
   if (n == "stablehlo.reduce") {

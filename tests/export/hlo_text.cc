@@ -72,8 +72,13 @@ Expected<std::pair<DType, Shape>> ParseType(std::string_view t) {
   size_t p = 0;
   for (;;) {
     const size_t x = body.find('x', p);
-    if (x == std::string_view::npos || !std::isdigit(static_cast<unsigned char>(body[p]))) break;
-    shape.push_back(std::stoll(std::string(body.substr(p, x - p))));
+    if (x == std::string_view::npos) break;
+    if (body[p] == '?' && x == p + 1) {  // a dynamic dim
+      shape.push_back(-1);
+    } else {
+      if (!std::isdigit(static_cast<unsigned char>(body[p]))) break;
+      shape.push_back(std::stoll(std::string(body.substr(p, x - p))));
+    }
     p = x + 1;
   }
   const std::string elem(body.substr(p));

@@ -34,7 +34,7 @@ std::vector<std::string_view> SplitLines(std::string_view t);
 size_t Matching(std::string_view s, size_t open);
 // Splits at top-level commas (all bracket kinds balanced, '->' ignored).
 std::vector<std::string> SplitTop(std::string_view s);
-// "tensor<2x3xf32[, encoding]>" -> (dtype, shape).
+// "tensor<2x3xf32[, encoding]>" -> (dtype, shape); a dynamic dim `?` is -1.
 Expected<std::pair<DType, Shape>> ParseType(std::string_view t);
 // Every (possibly negative) integer in `s`, in order.
 std::vector<int64_t> ParseIntList(std::string_view s);

@@ -44,6 +44,8 @@ struct Case {
   std::string target;
   bool externalize = true;
   std::map<std::string, Shape> shapes;
+  // Shapes to run inputs whose dims the export leaves dynamic with (not given to the export).
+  std::map<std::string, Shape> run_shapes;
   std::map<std::string, std::vector<double>> values;
   std::map<std::string, Tensor> feeds;  // fixed inputs (others random)
   double rtol = 1e-4, atol = 1e-5;
@@ -64,6 +66,7 @@ void CheckModel(const std::function<Expected<Model>()>& load, const Case& c) {
   o.input_values = c.values;
   auto mod = ExportStableHlo(*for_export, o);
   ASSERT_TRUE(mod.ok()) << mod.status().ToString();
+  if (!c.run_shapes.empty()) ASSERT_NE(mod->mlir.find('?'), std::string::npos) << "no dynamic dim exported";
   if (std::getenv("VT_DUMP_MLIR") != nullptr) std::fprintf(stderr, "%s\n", mod->mlir.c_str());
   std::vector<IrpaEntry> entries;
   for (const auto& p : mod->params) entries.push_back({p.key, p.layout_text, p.bytes});
@@ -91,8 +94,9 @@ void CheckModel(const std::function<Expected<Model>()>& load, const Case& c) {
     if (auto f = c.feeds.find(in->name); f != c.feeds.end()) {
       t = f->second;
     } else {
-      Shape s = c.shapes.count(in->name) ? c.shapes.at(in->name) : Shape{};
-      if (!c.shapes.count(in->name))
+      Shape s = c.run_shapes.count(in->name) ? c.run_shapes.at(in->name)
+                : c.shapes.count(in->name) ? c.shapes.at(in->name) : Shape{};
+      if (!c.shapes.count(in->name) && !c.run_shapes.count(in->name))
         for (const Dim& d : *in->spec.shape()) s.push_back(d.value);
       t = RandomTensor(in->spec.dtype(), s, seed++);
     }
@@ -361,6 +365,43 @@ TEST(ExportNumericTest, LstmForwardReverseBidirectional) {
   }
 }
 
+// Resize of the spatial dims with a dynamic batch kept: nearest through dynamic_gather, linear
+// through dot_general.
+TEST(ExportNumericTest, ResizeWithDynamicBatch) {
+  for (const char* mode : {"nearest", "linear"}) {
+    OnnxBuilder b(11);
+    b.Input("X", {-1, 2, 3, 4}).Output("Y", {-1, 2, 6, 8});
+    b.Init("roi", {0}, {}).Init("scales", {4}, {1, 1, 2, 2});
+    auto& n = b.Node("Resize", {"X", "roi", "scales"}, {"Y"});
+    OnnxBuilder::AttrS(n, "mode", mode);
+    OnnxBuilder::AttrS(n, "coordinate_transformation_mode", "asymmetric");
+    if (std::string(mode) == "nearest") OnnxBuilder::AttrS(n, "nearest_mode", "floor");
+    for (int64_t batch : {1, 2}) {
+      SCOPED_TRACE(std::string(mode) + " batch " + std::to_string(batch));
+      Case c;
+      c.run_shapes["X"] = {batch, 2, 3, 4};
+      Check(b, c);
+    }
+  }
+}
+
+// The unrolled LSTM with a dynamic batch: zero initial states of the run-time batch.
+TEST(ExportNumericTest, LstmWithDynamicBatch) {
+  const int64_t H = 3, I = 2, T = 4;
+  OnnxBuilder b(14);
+  b.Input("X", {T, -1, I}).Output("Y", {T, 2, -1, H}).Output("Yh", {2, -1, H}).Output("Yc", {2, -1, H});
+  b.RandomInit("W", {2, 4 * H, I}, 1).RandomInit("R", {2, 4 * H, H}, 2).RandomInit("Bi", {2, 8 * H}, 3);
+  auto& n = b.Node("LSTM", {"X", "W", "R", "Bi"}, {"Y", "Yh", "Yc"});
+  OnnxBuilder::AttrI(n, "hidden_size", H);
+  OnnxBuilder::AttrS(n, "direction", "bidirectional");
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Case c;
+    c.run_shapes["X"] = {T, batch, I};
+    Check(b, c);
+  }
+}
+
 TEST(ExportNumericTest, IfWithARuntimeCondition) {
   for (bool cond : {true, false}) {
     OnnxBuilder b(13);
@@ -426,6 +467,114 @@ TEST(ExportNumericTest, SyntheticTransformer) {
   ::rmdir(dir);
 }
 
+// Modules with dynamic dims (docs/export.md, "Dynamic dims"): one export, run at several
+// extents of the dynamic dim, 1 included (a dynamic extent that happens to broadcast).
+TEST(ExportNumericTest, DynamicBatchMlpAndConvNet) {
+  OnnxBuilder mlp(13);
+  mlp.Input("X", {-1, 16}).Output("Y", {-1, 8});
+  mlp.RandomInit("W1", {16, 32}, 21).RandomInit("B1", {32}, 22).RandomInit("W2", {32, 8}, 23);
+  mlp.RandomInit("B2", {8}, 24);
+  mlp.Node("MatMul", {"X", "W1"}, {"h"});
+  mlp.Node("Add", {"h", "B1"}, {"hb"});
+  mlp.Node("Relu", {"hb"}, {"r"});
+  auto& g = mlp.Node("Gemm", {"r", "W2", "B2"}, {"Y"});
+  OnnxBuilder::AttrF(g, "alpha", 0.5f);
+  OnnxBuilder conv(13);
+  conv.Input("X", {-1, 3, 8, 8}).Output("Y", {-1, 10}).Output("Z", {-1, 4, 1, 1}).Output("U", {-1, 2, 16, 16});
+  conv.RandomInit("W1", {4, 3, 3, 3}, 11).RandomInit("B1", {4}, 12).RandomInit("W2", {64, 10}, 13);
+  conv.RandomInit("S", {4}, 14).RandomInit("Bn", {4}, 15).RandomInit("M", {4}, 16);
+  conv.Init("V", {4}, {0.5f, 1.0f, 1.5f, 2.0f});
+  auto& c1 = conv.Node("Conv", {"X", "W1", "B1"}, {"c"});
+  OnnxBuilder::AttrInts(c1, "pads", {1, 1, 1, 1});
+  conv.Node("BatchNormalization", {"c", "S", "Bn", "M", "V"}, {"bn"});
+  conv.Node("Relu", {"bn"}, {"r"});
+  auto& pool = conv.Node("AveragePool", {"r"}, {"p"});
+  OnnxBuilder::AttrInts(pool, "kernel_shape", {2, 2});
+  OnnxBuilder::AttrInts(pool, "strides", {2, 2});
+  conv.Node("GlobalAveragePool", {"p"}, {"Z"});
+  conv.RandomInit("Wt", {4, 2, 2, 2}, 17);
+  auto& up = conv.Node("ConvTranspose", {"r", "Wt"}, {"U"});
+  OnnxBuilder::AttrInts(up, "strides", {2, 2});
+  conv.Node("Flatten", {"p"}, {"f"});
+  conv.Node("MatMul", {"f", "W2"}, {"m"});
+  conv.Node("Softmax", {"m"}, {"Y"});
+  for (int64_t n : {1, 3}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    Case a;
+    a.run_shapes["X"] = {n, 16};
+    Check(mlp, a);
+    for (const char* t : {"", "x86_64-avx2"}) {
+      Case b;
+      b.target = t;
+      b.run_shapes["X"] = {n, 3, 8, 8};
+      Check(conv, b);
+    }
+  }
+}
+
+// Data movement around a dynamic batch: slices, pads, splits and gathers along static axes
+// (real_dynamic_slice takes the batch whole), gather with indices of dynamic shape, tile and
+// expand.
+TEST(ExportNumericTest, DynamicBatchDataMovement) {
+  OnnxBuilder b(13);
+  b.Input("X", {-1, 6}).Input("ids", {-1, 3}, onnx::TensorProto::INT64);
+  b.Output("Y", {-1, 12}).Output("E", {-1, 3, 4}).Output("T", {-1, 12}).Output("B", {2, -1, 6});
+  b.InitI64("starts", {1}, {1}).InitI64("ends", {1}, {5}).InitI64("axes", {1}, {1});
+  b.InitI64("pads", {4}, {0, 1, 0, 2}).InitI64("cols", {3}, {2, 0, -1}).InitI64("reps", {2}, {1, 2});
+  b.RandomInit("table", {10, 4}, 31);
+  b.Node("Slice", {"X", "starts", "ends", "axes"}, {"s"});                 // [N, 4]
+  auto& pad = b.Node("Pad", {"s", "pads"}, {"p"});                           // [N, 7]
+  OnnxBuilder::AttrS(pad, "mode", "reflect");
+  b.InitI64("split", {2}, {3, 4});
+  auto& split = b.Node("Split", {"p", "split"}, {"a", "c"});                 // [N, 3], [N, 4]
+  OnnxBuilder::AttrI(split, "axis", 1);
+  auto& g = b.Node("Gather", {"c", "cols"}, {"gc"});                         // [N, 3]
+  OnnxBuilder::AttrI(g, "axis", 1);
+  auto& cat = b.Node("Concat", {"a", "gc", "X"}, {"Y"});                     // [N, 12]
+  OnnxBuilder::AttrI(cat, "axis", 1);
+  b.Node("Gather", {"table", "ids"}, {"E"});                                 // [N, 3, 4]
+  b.Node("Tile", {"X", "reps"}, {"T"});                                      // [N, 12]
+  b.InitI64("to", {3}, {2, 1, 6});
+  b.Node("Expand", {"X", "to"}, {"B"});                                      // [2, N, 6]
+  for (int64_t n : {1, 4}) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    Case c;
+    c.run_shapes["X"] = {n, 6};
+    c.run_shapes["ids"] = {n, 3};
+    Check(b, c);
+  }
+}
+
+// Attention with a dynamic sequence length: reshapes to heads and back, Q K^T contracting
+// over a static dim, softmax over a dynamic one, probs V contracting over it.
+TEST(ExportNumericTest, SyntheticTransformerWithDynamicSeq) {
+  char dir_template[] = "/tmp/vt_export_dyn_XXXXXX";
+  const char* dir = ::mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  TransformerConfig tc;
+  tc.hidden = 64;
+  tc.ffn = 172;
+  tc.heads = 4;
+  tc.layers = 2;
+  tc.seq = 5;
+  tc.dynamic_seq = true;
+  const std::string path = std::string(dir) + "/synthetic.onnx";
+  auto gen = WriteSyntheticTransformer(tc, path, WeightStorage::kExternal);
+  ASSERT_TRUE(gen.ok()) << gen.status().ToString();
+  for (int64_t seq : {1, 6}) {
+    Case c;
+    c.target = "x86_64-avx512";
+    c.run_shapes["x"] = {1, seq, 64};
+    c.rtol = 1e-3;
+    c.atol = 1e-4;
+    SCOPED_TRACE("seq " + std::to_string(seq));
+    CheckModel([&] { return LoadModel(path); }, c);
+  }
+  std::remove(gen->data_path.c_str());
+  std::remove(path.c_str());
+  ::rmdir(dir);
+}
+
 // ---- real models (model cache; skipped when absent) ----
 
 std::string CachedModel(const std::string& name) {
@@ -448,6 +597,21 @@ TEST(ExportNumericRealModelTest, PaddleOcrClassifier) {
   c.rtol = 1e-3;
   c.atol = 1e-4;
   CheckRealModel("ch_ppocr_mobile_v2.0_cls_infer", c);
+}
+
+// A partial shape (--input-shape x=?x3x48x192): the batch stays dynamic through the real
+// model's convolutions, hardswish / squeeze-excite blocks, pooling and classifier head.
+TEST(ExportNumericRealModelTest, PaddleOcrClassifierWithDynamicBatch) {
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Case c;
+    c.target = "x86_64-avx512";
+    c.shapes["x"] = {-1, 3, 48, 192};
+    c.run_shapes["x"] = {batch, 3, 48, 192};
+    c.rtol = 1e-3;
+    c.atol = 1e-4;
+    CheckRealModel("ch_ppocr_mobile_v2.0_cls_infer", c);
+  }
 }
 
 TEST(ExportNumericRealModelTest, PaddleOcrRecognizer) {

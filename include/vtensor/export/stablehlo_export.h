@@ -2,7 +2,9 @@
 //
 // Writes MLIR text in generic op form: one `func.func @main` whose arguments are the graph's
 // inputs and whose results are its outputs, computing the model with stablehlo ops (chlo.erf
-// for Erf). The model is first specialized to static shapes (passes/static_shapes.h). Every op
+// for Erf). The model is first specialized to static shapes (passes/static_shapes.h); input
+// dims neither known nor bound by `input_shapes` stay dynamic (`?` in the types, StableHLO's
+// dynamic_* ops where a shape depends on them; docs/export.md "Dynamic dims"). Every op
 // of every node must have a converter; otherwise the export fails with Unimplemented naming
 // the node and op (nothing is written by the CLI then).
 //
@@ -38,7 +40,8 @@ struct StableHloOptions {
   std::string param_scope = "model";
   int64_t externalize_above = 1024;         // bytes
   bool per_type_layouts = false;
-  std::map<std::string, Shape> input_shapes;  // for inputs with dynamic dims
+  // Binds inputs' dims; a dim of -1 (and every input dim not bound here or known) stays dynamic.
+  std::map<std::string, Shape> input_shapes;
   std::map<std::string, std::vector<double>> input_values;  // inputs bound to constants
 };
 
@@ -55,7 +58,8 @@ struct StableHloModule {
 
 // Specializes `model` to static shapes (rewriting it) and emits it. Errors: SpecializeShapes'
 // errors; Unimplemented "node 'N' (Op, opset K): ..." for an op or attribute without a
-// conversion; InvalidArgument for malformed layout metadata.
+// conversion, or a dynamic dim the op cannot take (naming the input or output, the dim and its
+// name); InvalidArgument for malformed layout metadata.
 Expected<StableHloModule> ExportStableHlo(Model& model, const StableHloOptions& opts);
 
 // ONNX op types (default domain) the emitter converts, sorted.

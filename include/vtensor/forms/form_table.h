@@ -49,6 +49,11 @@ struct FormRow {
   void (*build)(const WeightRequest& r, WeightFormCandidate* c);
   // Packing `weight` into one of this row's forms (PackWeightForm's contract).
   Expected<PackedWeight> (*pack)(const Tensor& weight, const WeightForm& form);
+  // Whether `payload` (`size` bytes) is exactly what `pack` makes of `weight`, found without
+  // hashing (CompareWithFreshPack's contract). Null for rows whose pack is dearer than a digest
+  // of the source (lossy quantizers): their entries are always verified by hashing.
+  Expected<bool> (*compare)(const Tensor& weight, const WeightForm& form, const uint8_t* payload,
+                            size_t size);
   // The struct type a compiled entry of the form carries (StructTypeForForm's contract).
   vtensor::StructTypeProto (*struct_type)(const WeightForm& form);
   // Representative weights the row accepts (odd sizes included), for the table test

@@ -46,6 +46,8 @@ enum class MissReason : uint8_t {
   kStaleDigest,         // the source initializer's digest differs: the entry is stale
   kNoPayloadDigest,     // vt.payload_digest absent while verification is on
   kPayloadDigest,       // the payload's own digest differs
+  kPackMismatch,        // digests agree, but the payload differs from a fresh pack of the
+                        // source (found by memo's first-load comparison)
   // selection
   kCacheDisabled,       // compiled entries are disabled for the session
   kNotSelected,         // valid, but no kernel of the session reads that form

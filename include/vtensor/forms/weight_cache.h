@@ -41,7 +41,9 @@
 // Verification policy:
 //   always  hash the source initializer (its digest algorithm) and the payload (its payload
 //           digest) at every load.
-//   memo    (default) as always the first time; a successful verification is remembered in a
+//   memo    (default) the first time, each payload is compared with a fresh pack of its source
+//           (hashing as always where the form's pack is dearer than a digest, and to name
+//           the reason of a difference); a successful verification is remembered in a
 //           per-user directory keyed by the identity (device, inode, size, mtime, ctime) of
 //           every file involved (model, payload files, external data of the sources) and
 //           skipped while all of them match (forms/verify_memo.h lists the safety rules).
@@ -98,7 +100,9 @@ struct CacheEntryReport {
   EntryState state = EntryState::kPending;
   MissReason reason = MissReason::kNone;  // why it missed; kNone for HIT
   std::string detail;        // human-readable explanation (the field, the values)
-  bool verified = false;     // hashed in this load (always, or memo not yet recorded)
+  bool verified = false;     // verified in this load (always, or memo not yet recorded)
+  bool compared = false;     // ... by comparing the payload with a fresh pack of the source
+                             // (memo's first load), not by hashing
   bool memo = false;         // verification skipped thanks to the memo
 };
 
@@ -138,7 +142,11 @@ class WeightCache {
   // Marks entry `i`, whose key repeats entry `first`'s, and `first` itself as MISS(malformed).
   void MarkDuplicate(int i, int first);
   // The verification rules (hashing) for a pending entry: nullopt when it passes.
-  std::optional<CacheMiss> Verify(Entry& e, const Tensor& tensor);
+  std::optional<CacheMiss> Verify(Entry& e, const Tensor& tensor, const WeightForm& form);
+  // The memo's first-load comparison of the payload with a fresh pack of `tensor` in `form`:
+  // true when equal, false when not (or the pack failed), nullopt when the form's row has no
+  // comparison (hash instead).
+  std::optional<bool> CompareFirstLoad(Entry& e, const Tensor& tensor, const WeightForm& form);
   // Reads the verification memo covering every file of this load.
   void OpenMemo(const Model& model);
 

@@ -139,4 +139,13 @@ struct PackedWeight {
 // shape mismatch, Internal when the form's layout and its kernel's packer disagree.
 Expected<PackedWeight> PackWeightForm(const Tensor& weight, const WeightForm& form);
 
+// Whether `payload` (`size` bytes) equals PackWeightForm(weight, form), bit for bit, decided
+// without a digest: the verification of a compiled entry by the first load under the `memo`
+// policy (docs/compiled-tensors.md, "First load under memo"). nullopt when the form's row has
+// no comparison cheaper than hashing (the caller hashes instead). Rows compare through a
+// bounded scratch buffer where they can, so no packed copy is allocated. Errors as
+// PackWeightForm's.
+std::optional<Expected<bool>> CompareWithFreshPack(const Tensor& weight, const WeightForm& form,
+                                                   const uint8_t* payload, size_t size);
+
 }  // namespace vt

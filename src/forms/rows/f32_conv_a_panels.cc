@@ -136,6 +136,7 @@ constinit const FormRow kF32ConvAPanels = {
     Describe,
     Build,
     Pack,
+    PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
 };

@@ -130,6 +130,7 @@ constinit const FormRow kNBitsPanels = {
     Describe,
     Build,
     Pack,
+    PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
 };

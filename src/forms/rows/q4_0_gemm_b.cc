@@ -86,6 +86,7 @@ constinit const FormRow kQ4_0GemmB = {
     Describe,
     Build,
     Pack,
+    /*compare=*/nullptr,  // the min-error scale search packs far slower than a digest
     LayoutAndFieldsStructType,
     Samples,
 };

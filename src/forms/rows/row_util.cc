@@ -61,6 +61,13 @@ PackedWeight AllocPacked(size_t n) {
   return w;
 }
 
+Expected<bool> PackAndCompare(const Tensor& weight, const WeightForm& form, const uint8_t* payload,
+                              size_t size) {
+  auto packed = PackWeightForm(weight, form);
+  if (!packed.ok()) return packed.take_status();
+  return packed->size == size && std::memcmp(packed->data, payload, size) == 0;
+}
+
 vtensor::StructTypeProto LayoutAndFieldsStructType(const WeightForm& form) {
   vtensor::StructTypeProto t = StructTypeForLayout(form.layout, form.type_name, form.format_version);
   if (form.fields.empty()) return t;

@@ -33,6 +33,12 @@ Status PanelBytesMismatch(const WeightForm& form, const Shape& s, int64_t have, 
 // 64-byte aligned zeroed buffer of `n` bytes owned by the returned PackedWeight.
 PackedWeight AllocPacked(size_t n);
 
+// FormRow::compare by packing `weight` whole with the form's row and comparing the bytes: for
+// rows whose pack is cheaper than a digest but cannot be cut into pieces (conv filters,
+// MatMulNBits planes, mostly small).
+Expected<bool> PackAndCompare(const Tensor& weight, const WeightForm& form, const uint8_t* payload,
+                              size_t size);
+
 // The struct type of a form whose payload is its layout's storage followed by form.fields
 // (each 64-byte aligned, listed as a field after "data"). With fields the layout's decoder is
 // dropped (it would not read them).

@@ -99,6 +99,7 @@ constinit const FormRow kS8GemmBPerChannel = {
     Describe,
     Build,
     Pack,
+    PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
 };

@@ -134,7 +134,7 @@ class ErrorTest(unittest.TestCase):
     def test_garbage_bytes(self):
         # Session::LoadFromBytes's messages (runtime/session.h), naming the model "<model bytes>".
         with self.assertRaisesRegex(vtensor.InvalidArgument,
-                                    "<model bytes>: not a valid ModelProto"):
+                                    "<model bytes>: not a valid ONNX ModelProto"):
             vtensor.InferenceSession(b"\xff\xff\xff not a model")
         with self.assertRaisesRegex(vtensor.InvalidArgument, "<model bytes>: empty"):
             vtensor.InferenceSession(b"")

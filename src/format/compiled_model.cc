@@ -47,7 +47,8 @@ Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size,
   CompiledModel m;
   m.path = path;
   if (!m.model->ParseFromArray(data, static_cast<int>(size)))
-    return InvalidArgument(path + ": not a valid ModelProto (protobuf parse failed)");
+    return InvalidArgument(path + ": not a valid ONNX ModelProto (protobuf parse failed: "
+                                  "truncated or corrupted file)");
   // Fields 27-29 are unknown to onnx::ModelProto: move them into the extension message.
   auto* unknown = m.model->GetReflection()->MutableUnknownFields(m.model.get());
   google::protobuf::UnknownFieldSet ours;
@@ -101,7 +102,8 @@ Expected<std::shared_ptr<vtensor::ModelExtension>> ParseModelExtension(const voi
       continue;
     }
     if (!WireFormatLite::SkipField(&in, tag))
-      return InvalidArgument(path + ": not a valid ModelProto (protobuf parse failed)");
+      return InvalidArgument(path + ": not a valid ONNX ModelProto (protobuf parse failed: "
+                                  "truncated or corrupted file)");
   }
   if (!pieces.empty() && !ext->ParseFromString(pieces))
     return InvalidArgument(path + ": field 27/28/29/30 (struct_types/devices/compiled_tensors/"

@@ -33,7 +33,7 @@ struct CompiledModel {
   std::string path;                         // for messages and relative external locations
 };
 
-// Parses model bytes. Errors: InvalidArgument "PATH: not a valid ModelProto" or "PATH: field
+// Parses model bytes. Errors: InvalidArgument "PATH: not a valid ONNX ModelProto" or "PATH: field
 // 27/28/29/30 (struct_types/devices/compiled_tensors/session_plans) is malformed".
 Expected<CompiledModel> ParseCompiledModel(const void* data, size_t size, const std::string& path);
 // Reads a model file (memory-mapped). Errors: NotFound, IoError, as ParseCompiledModel.

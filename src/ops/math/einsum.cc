@@ -94,6 +94,7 @@ Expected<Labeled> Diagonal(const Tensor& t, const std::vector<int>& labels) {
 // Transposed view with dims in `order` (labels of x, each once).
 Labeled Permute(const Labeled& x, const std::vector<int>& order) {
   std::vector<int64_t> perm;
+  perm.reserve(order.size());
   for (int l : order)
     perm.push_back(std::find(x.labels.begin(), x.labels.end(), l) - x.labels.begin());
   return {x.t.WithLayout(*x.t.layout().Transpose(perm)), order};

@@ -27,7 +27,7 @@ T RowMax(const T* x, int64_t n) {
 #pragma omp simd reduction(max : mx) reduction(| : nan)
   for (int64_t r = 0; r < n; ++r) {
     mx = x[r] > mx ? x[r] : mx;
-    nan |= x[r] != x[r];
+    nan |= x[r] != x[r];  // NOLINT(misc-redundant-expression): x != x is the NaN test that vectorises
   }
   return nan ? std::numeric_limits<T>::quiet_NaN() : mx;
 }
@@ -87,7 +87,7 @@ void SoftmaxStrided(Kind k, const T* x, int64_t n, int64_t inner, T* y) {
   for (int64_t r = 0; r < n; ++r) {
     const T* row = x + r * inner;
     for (int64_t i = 0; i < inner; ++i)
-      pm[i] = (row[i] > pm[i] || row[i] != row[i]) ? row[i] : pm[i];
+      pm[i] = (row[i] > pm[i] || row[i] != row[i]) ? row[i] : pm[i];  // NOLINT(misc-redundant-expression)
   }
   for (int64_t i = 0; i < inner; ++i) pm[i] = SafeShift(pm[i]);
   auto add = [](T a, T b) { return a + b; };

@@ -46,6 +46,7 @@ Status AffineGridCompute(KernelContext& ctx) {
   // Spatial sizes outermost first: (H, W) or (D, H, W); coordinate 0 (x) runs along the last.
   const std::vector<int64_t> sp(size.begin() + 2, size.end());
   std::vector<std::vector<double>> base;
+  base.reserve(sp.size());
   for (int64_t s : sp) base.push_back(BaseCoords(s, ac));
   int64_t points = 1;
   for (int64_t s : sp) points *= s;

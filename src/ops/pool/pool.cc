@@ -353,11 +353,12 @@ void MaxPoolTyped(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, 
       if (idx == nullptr) {
         walker.ForEachTap(w, [&](int64_t off) {
           const T v = xp[off];
-          best = (v > best || v != v) ? v : best;
+          best = (v > best || v != v) ? v : best;  // NOLINT(misc-redundant-expression): see above
         });
       } else {
         walker.ForEachTap(w, [&](int64_t off) {
           const T v = xp[off];
+          // NOLINTNEXTLINE(misc-redundant-expression): NaN tests, see above
           const bool take = best_off < 0 || v > best || (v != v && best == best);
           best = take ? v : best;
           best_off = take ? off : best_off;

@@ -15,8 +15,8 @@ namespace {
 template <typename T, bool kMax, bool kLast>
 bool Better(T v, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (b != b) return kLast && v != v;
-    if (v != v) return true;
+    if (std::isnan(b)) return kLast && std::isnan(v);
+    if (std::isnan(v)) return true;
   }
   if constexpr (kMax) return kLast ? v >= b : v > b;
   else return kLast ? v <= b : v < b;

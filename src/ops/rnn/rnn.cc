@@ -78,7 +78,7 @@ Expected<RnnConfig> ReadConfig(const Node& node, CellKind kind) {
     // Some exporters list one direction's functions for both directions.
     names.insert(names.end(), names.begin(), names.end());
   }
-  if (names.size() != static_cast<size_t>(c.acts_per_dir * c.num_dirs))
+  if (names.size() != static_cast<size_t>(c.acts_per_dir) * static_cast<size_t>(c.num_dirs))
     return err("expected " + std::to_string(c.acts_per_dir * c.num_dirs) + " activations, got " +
                std::to_string(names.size()));
   const std::vector<float> alphas = node.GetFloats("activation_alpha");

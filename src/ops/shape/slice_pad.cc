@@ -111,7 +111,7 @@ Expected<Tensor> CropNegativePads(const KernelContext& ctx, const Tensor& x,
   before->assign(static_cast<size_t>(rank), 0);
   after->assign(static_cast<size_t>(rank), 0);
   for (int d = 0; d < rank; ++d) {
-    const int64_t b = pads[static_cast<size_t>(d)], e = pads[static_cast<size_t>(d + rank)];
+    const int64_t b = pads[static_cast<size_t>(d)], e = pads[static_cast<size_t>(d) + static_cast<size_t>(rank)];
     const int64_t dim = l.dim(d);
     const int64_t start = b < 0 ? -b : 0;
     const int64_t stop = e < 0 ? dim + e : dim;

@@ -40,6 +40,15 @@ int NpyTypeOf(DType t) {
     case DType::kComplex64: return kNpyComplex64;
     case DType::kComplex128: return kNpyComplex128;
     case DType::kString: return kNpyObject;
+    // numpy has no float8 / float4 / int4: their codes (float8, float4e2m1) or values (int4,
+    // uint4: one element per byte, as vtensor holds them; docs/dtypes.md) in 8-bit arrays.
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E4M3FNUZ:
+    case DType::kFloat8E5M2:
+    case DType::kFloat8E5M2FNUZ:
+    case DType::kFloat4E2M1:
+    case DType::kUInt4: return kNpyUInt8;
+    case DType::kInt4: return kNpyInt8;
     case DType::kUndefined: break;
   }
   return -1;
@@ -113,6 +122,30 @@ Tensor BorrowArray(py::array a, DType dtype) {
                 Storage::Borrow(data, bytes, std::move(keep_alive), read_only));
 }
 
+// A float8 / 4-bit input from the 8-bit array NumpyDTypeOf names for it: float8 codes as they
+// are; 4-bit values checked against the type's range (float4e2m1: codes 0..15).
+Expected<Tensor> SmallTypeFromArray(py::array a, DType declared, const std::string& what) {
+  const py::dtype want = NumpyDTypeOf(declared);
+  if (!a.dtype().is(want) && !a.dtype().equal(want))
+    return InvalidArgument(what + ": a " + std::string(DTypeName(declared)) + " input takes a " +
+                           DTypeText(want) + " array (its codes or values), not " +
+                           DTypeText(a.dtype()));
+  if (IsSubByteDType(declared)) {
+    const py::array c = Numpy().attr("ascontiguousarray")(a);
+    const auto* p = static_cast<const uint8_t*>(c.data());
+    const int lo = declared == DType::kInt4 ? -8 : 0, hi = declared == DType::kInt4 ? 7 : 15;
+    for (py::ssize_t i = 0; i < c.size(); ++i) {
+      const int v = declared == DType::kInt4 ? static_cast<int8_t>(p[i]) : p[i];
+      if (v < lo || v > hi)
+        return InvalidArgument(what + ": element " + std::to_string(i) + " = " +
+                               std::to_string(v) + " is outside " + DTypeName(declared) +
+                               "'s range " +
+                               std::to_string(lo) + ".." + std::to_string(hi));
+    }
+  }
+  return BorrowArray(std::move(a), declared);
+}
+
 Expected<Tensor> TensorFromPython(py::handle obj, DType declared, const std::string& what) {
   if (obj.is_none()) return InvalidArgument(what + ": None where a tensor is expected");
   py::array a;
@@ -136,6 +169,8 @@ Expected<Tensor> TensorFromPython(py::handle obj, DType declared, const std::str
   if (declared == DType::kBFloat16 && *dtype == DType::kFloat32) return BFloat16FromFloat32(a);
   if (declared == DType::kBFloat16 && *dtype == DType::kUInt16)
     return BorrowArray(std::move(a), DType::kBFloat16);  // bit patterns, as numpy has no bfloat16
+  if (IsFloat8DType(declared) || IsSubByteDType(declared))
+    return SmallTypeFromArray(std::move(a), declared, what);
   // Any other mismatch is left to Session::Run, whose message the command line prints too.
   return BorrowArray(std::move(a), *dtype);
 }

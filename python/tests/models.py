@@ -109,6 +109,28 @@ def bfloat16_model():
          helper.make_tensor_value_info("Z", TensorProto.FLOAT, ["N"])])
 
 
+def small_types_model():
+    """Opset 21: Y8 = Cast(X8: float8e4m3fn, to=float), Y4 = Cast(X4: int4, to=float),
+    F8 = Cast(F, to=float8e5m2), F4 = Cast(F, to=uint4) (TensorProto numbers: python3-onnx 1.12
+    predates these types)."""
+    f8e4m3fn, f8e5m2, uint4, int4 = 17, 19, 21, 22
+    model = _model(
+        [helper.make_node("Cast", ["X8"], ["Y8"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["X4"], ["Y4"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["F"], ["F8"], to=f8e5m2),
+         helper.make_node("Cast", ["F"], ["F4"], to=uint4)],
+        [helper.make_tensor_value_info("X8", f8e4m3fn, ["N"]),
+         helper.make_tensor_value_info("X4", int4, ["N"]),
+         helper.make_tensor_value_info("F", TensorProto.FLOAT, ["M"])],
+        [helper.make_tensor_value_info("Y8", TensorProto.FLOAT, ["N"]),
+         helper.make_tensor_value_info("Y4", TensorProto.FLOAT, ["N"]),
+         helper.make_tensor_value_info("F8", f8e5m2, ["M"]),
+         helper.make_tensor_value_info("F4", uint4, ["M"])])
+    model.opset_import[0].version = 21
+    model.ir_version = 10
+    return model
+
+
 def reshape_model():
     """Y = Reshape(X, S): a shape the caller feeds, so a bad one fails inside the run."""
     return _model(

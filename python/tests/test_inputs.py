@@ -121,6 +121,24 @@ class InputTest(unittest.TestCase):
         _, z = sess.run(None, {"X": np.array([1.00390625, 2.0], np.float32)})
         np.testing.assert_array_equal(z, [1.0, 2.0])
 
+    def test_float8_and_int4_are_8_bit_codes_and_values(self):
+        sess = session(models.small_types_model())
+        # float8e4m3fn codes 0x38 = 1, 0xC4 = -3, 0x7E = 448; int4 values -8, 7, 0.
+        x8 = np.array([0x38, 0xC4, 0x7E], np.uint8)
+        x4 = np.array([-8, 7, 0], np.int8)
+        f = np.array([1.0, -0.75, 1e6, 3.0], np.float32)
+        y8, y4, f8, f4 = sess.run(None, {"X8": x8, "X4": x4, "F": f})
+        np.testing.assert_array_equal(y8, [1.0, -3.0, 448.0])
+        np.testing.assert_array_equal(y4, [-8.0, 7.0, 0.0])
+        self.assertEqual(f8.dtype, np.uint8)  # float8e5m2 codes: 1, -0.75, 57344 (saturated)
+        np.testing.assert_array_equal(f8, [0x3C, 0xBA, 0x7B, 0x42])
+        self.assertEqual(f4.dtype, np.uint8)  # uint4 values
+        np.testing.assert_array_equal(f4, [1, 0, 0, 3])
+        with self.assertRaisesRegex(vtensor.InvalidArgument, "outside int4's range -8..7"):
+            sess.run(None, {"X8": x8, "X4": np.array([0, 8, 0], np.int8), "F": f})
+        with self.assertRaisesRegex(vtensor.InvalidArgument, "takes a uint8 array"):
+            sess.run(None, {"X8": x8.astype(np.float32), "X4": x4, "F": f})
+
     def test_sequences_and_optionals(self):
         sess = session(models.sequence_model())
         a, b = np.arange(3, dtype=np.float32), np.arange(2, dtype=np.float32)

@@ -95,7 +95,17 @@ typedef enum VtDType {
   VT_UINT64 = 13,
   VT_COMPLEX64 = 14,
   VT_COMPLEX128 = 15,
-  VT_BFLOAT16 = 16
+  VT_BFLOAT16 = 16,
+  /* One byte per element in a VtValue's data (docs/dtypes.md): the code of a float8 or
+   * float4e2m1 value; int4 / uint4 values as int8 / uint8 (a value outside -8..7 / 0..15 is
+   * VT_INVALID_ARGUMENT when a value is created). */
+  VT_FLOAT8E4M3FN = 17,
+  VT_FLOAT8E4M3FNUZ = 18,
+  VT_FLOAT8E5M2 = 19,
+  VT_FLOAT8E5M2FNUZ = 20,
+  VT_UINT4 = 21,
+  VT_INT4 = 22,
+  VT_FLOAT4E2M1 = 23
 } VtDType;
 
 /* Bytes per element of `dtype`; 0 for VT_UNDEFINED, VT_STRING and unknown values. */

@@ -208,6 +208,20 @@ TEST_F(CApiTest, WrongDtypeNamesInputAndTypes) {
   VtValueRelease(x);
 }
 
+TEST_F(CApiTest, FourBitValuesAreCheckedAgainstTheirRange) {
+  const int64_t dims[1] = {3};
+  int8_t ok4[3] = {-8, 0, 7}, bad4[3] = {0, 8, 0};
+  uint8_t badu4[3] = {0, 15, 16};
+  VtValue* v = nullptr;
+  ExpectOk(VtValueCreateCopy(VT_INT4, dims, 1, ok4, sizeof ok4, &v));
+  VtValueRelease(v);
+  ExpectError(VtValueCreateCopy(VT_INT4, dims, 1, bad4, sizeof bad4, &v), VT_INVALID_ARGUMENT,
+              {"VtValueCreateCopy", "element 1 = 8", "int4"});
+  ExpectError(VtValueCreateBorrowed(VT_UINT4, dims, 1, badu4, sizeof badu4, &v),
+              VT_INVALID_ARGUMENT, {"VtValueCreateBorrowed", "element 2 = 16", "uint4"});
+  EXPECT_EQ(v, nullptr);
+}
+
 TEST_F(CApiTest, WrongShapeNamesTheDim) {
   VtValue* x = Input(2, 4);
   const char* in_name = "x";
@@ -520,6 +534,9 @@ TEST(CApiStatus, NullIsOk) {
   EXPECT_EQ(VtDTypeSize(VT_FLOAT16), 2u);
   EXPECT_EQ(VtDTypeSize(VT_STRING), 0u);
   EXPECT_STREQ(VtDTypeName(VT_INT64), "int64");
+  EXPECT_EQ(VtDTypeSize(VT_INT4), 1u);  // one element per byte in a VtValue
+  EXPECT_EQ(VtDTypeSize(VT_FLOAT8E5M2), 1u);
+  EXPECT_STREQ(VtDTypeName(VT_FLOAT8E4M3FN), "float8e4m3fn");
   EXPECT_NE(std::string(VtVersion()).find('.'), std::string::npos);
 }
 

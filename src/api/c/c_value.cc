@@ -32,6 +32,20 @@ VtStatus* TensorOf(const char* fn, const VtValue* v, const Tensor** out) {
   return nullptr;
 }
 
+// int4 / uint4 / float4e2m1 data hold one element per byte: each must be in the type's range.
+Status CheckSubByteValues(const Tensor& t) {
+  if (!IsSubByteDType(t.dtype())) return Status::Ok();
+  const auto* p = static_cast<const uint8_t*>(t.raw_data());
+  const bool is_signed = t.dtype() == DType::kInt4;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int v = is_signed ? static_cast<int8_t>(p[i]) : p[i];
+    if (v < (is_signed ? -8 : 0) || v > (is_signed ? 7 : 15))
+      return InvalidArgument("element " + std::to_string(i) + " = " + std::to_string(v) +
+                             " is outside " + DTypeName(t.dtype()) + "'s range");
+  }
+  return Status::Ok();
+}
+
 VtStatus* CreateValue(const char* fn, VtDType dtype, const int64_t* dims, size_t rank,
                       const void* data, size_t bytes, bool copy, VtValue** out) {
   if (out == nullptr) return Invalid(fn, "out is NULL");
@@ -42,6 +56,7 @@ VtStatus* CreateValue(const char* fn, VtDType dtype, const int64_t* dims, size_t
   if (!shape.ok()) return FromStatus(fn, shape.status());
   auto t = Tensor::Borrow(*dt, *shape, data, bytes);
   if (!t.ok()) return FromStatus(fn, t.status());
+  if (Status st = CheckSubByteValues(*t); !st.ok()) return FromStatus(fn, st);
   Tensor tensor = copy ? t->Clone() : *std::move(t);
   *out = new VtValue{Value(std::move(tensor))};
   return nullptr;

@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include "vtensor/tensor/sub_byte_values.h"
+
 namespace vt::python {
 
 namespace py = pybind11;
@@ -130,20 +132,9 @@ Expected<Tensor> SmallTypeFromArray(py::array a, DType declared, const std::stri
     return InvalidArgument(what + ": a " + std::string(DTypeName(declared)) + " input takes a " +
                            DTypeText(want) + " array (its codes or values), not " +
                            DTypeText(a.dtype()));
-  if (IsSubByteDType(declared)) {
-    const py::array c = Numpy().attr("ascontiguousarray")(a);
-    const auto* p = static_cast<const uint8_t*>(c.data());
-    const int lo = declared == DType::kInt4 ? -8 : 0, hi = declared == DType::kInt4 ? 7 : 15;
-    for (py::ssize_t i = 0; i < c.size(); ++i) {
-      const int v = declared == DType::kInt4 ? static_cast<int8_t>(p[i]) : p[i];
-      if (v < lo || v > hi)
-        return InvalidArgument(what + ": element " + std::to_string(i) + " = " +
-                               std::to_string(v) + " is outside " + DTypeName(declared) +
-                               "'s range " +
-                               std::to_string(lo) + ".." + std::to_string(hi));
-    }
-  }
-  return BorrowArray(std::move(a), declared);
+  Tensor t = BorrowArray(std::move(a), declared);
+  VT_RETURN_IF_ERROR_CTX(CheckSubByteValues(t), what);
+  return t;
 }
 
 Expected<Tensor> TensorFromPython(py::handle obj, DType declared, const std::string& what) {

@@ -6,6 +6,7 @@
 #include "api/c/c_status.h"
 #include "api/c/c_value.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/tensor/sub_byte_values.h"
 
 namespace vt::capi {
 namespace {
@@ -30,20 +31,6 @@ VtStatus* TensorOf(const char* fn, const VtValue* v, const Tensor** out) {
                                               : "value is an empty optional, not a tensor");
   *out = &v->value.tensor();
   return nullptr;
-}
-
-// int4 / uint4 / float4e2m1 data hold one element per byte: each must be in the type's range.
-Status CheckSubByteValues(const Tensor& t) {
-  if (!IsSubByteDType(t.dtype())) return Status::Ok();
-  const auto* p = static_cast<const uint8_t*>(t.raw_data());
-  const bool is_signed = t.dtype() == DType::kInt4;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const int v = is_signed ? static_cast<int8_t>(p[i]) : p[i];
-    if (v < (is_signed ? -8 : 0) || v > (is_signed ? 7 : 15))
-      return InvalidArgument("element " + std::to_string(i) + " = " + std::to_string(v) +
-                             " is outside " + DTypeName(t.dtype()) + "'s range");
-  }
-  return Status::Ok();
 }
 
 VtStatus* CreateValue(const char* fn, VtDType dtype, const int64_t* dims, size_t rank,

@@ -11,7 +11,8 @@
 # this shell's clock just before exec), decode ms per token (each process's median and fastest
 # step; on a shared machine the fastest is the least disturbed), the thread CPU times, and
 # decode tokens/s; then whether the generated ids agree, and vtensor's weight streaming against
-# the read floor (--read-floor on the last round).
+# the read floor (--read-floor on the last round) with how much of the weight files the process
+# mapped in 2 MiB pages, for the source and the compiled model.
 #
 # usage: scripts/compare_generate.sh MODEL [--compiled CMODEL] [--prompt-len P] [--new-tokens N]
 #                                    [--rounds R] [--profile exact|compact] [--build DIR]
@@ -30,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --profile) PROFILE="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "compare_generate: unknown option $1" >&2; exit 2 ;;
     *) [[ -z "$MODEL" ]] || { echo "compare_generate: one MODEL" >&2; exit 2; }; MODEL="$1"; shift ;;
   esac
@@ -61,6 +62,7 @@ run() {  # SIDE ROUND [extra flags]
   if [[ "$side" == vt* ]]; then
     VAL[$side,cache,$round]="$(sed -n 's/^compiled_cache: //p' <<<"$out")"
     VAL[$side,floor]="$(sed -n 's/^weight_stream_vs_read_floor: //p; s/^weight_stream_gb_s: /stream /p; s/^read_floor_gb_s: /floor /p' <<<"$out" | tr '\n' ' ')"
+    VAL[$side,pages]="$(sed -n 's/^file_mapped_mib: /file pages resident MiB /p; s/^file_pmd_mapped_mib: /in 2 MiB pages /p' <<<"$out" | tr '\n' ' ')"
   fi
 }
 
@@ -101,7 +103,8 @@ for k in "${KEYS[@]}"; do
   echo
 done
 [[ -n "$COMPILED" ]] && echo "compiled cache: ${VAL[vtc,cache,$ROUNDS]}"
-echo "vtensor weight streaming (GB/s, read floor GB/s, ratio): ${VAL[vt,floor]}"
+echo "vtensor weight streaming (GB/s, read floor GB/s, ratio): ${VAL[vt,floor]}; ${VAL[vt,pages]}"
+[[ -n "$COMPILED" ]] && echo "vt-compiled weight streaming: ${VAL[vtc,floor]}; ${VAL[vtc,pages]}"
 if [[ "${IDS[vt]}" == "${IDS[ort]}" && ( -z "$COMPILED" || "${IDS[vtc]}" == "${IDS[ort]}" ) ]]; then
   echo "generated ids agree: ${IDS[ort]}"
 else

@@ -13,7 +13,9 @@
 // processes on a shared machine, single thread only), decode_tokens_per_s (1000 / median), weight_bytes_per_token (WeightBytesPerToken) and
 // weight_stream_gb_s (those bytes / the median step), with --read-floor the sequential read
 // bandwidth of a buffer of that size (kernels/cpu/read_floor.h, median of 5 passes) and the
-// ratio, then prompt_ids and generated_ids.
+// ratio, file_mapped_mib and file_pmd_mapped_mib (after the last step: the resident MiB of the
+// process's large read-only file mappings, the .vtpack and external data, and how many of them
+// are mapped in 2 MiB pages; base/mapped_pages.h), then prompt_ids and generated_ids.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -25,6 +27,7 @@
 #include <memory>
 
 #include "kernels/cpu/read_floor.h"
+#include "vtensor/base/mapped_pages.h"
 #include "tools/commands.h"
 #include "tools/decoder_io.h"
 #include "tools/process_clock.h"
@@ -153,6 +156,10 @@ int GenerateCommand(const GenerateArgs& a) {
              a.model, a.threads, CacheSummary(session), PackedAtLoad(session), create_ms, prompt.size(),
              prefill_ms, prefill_cpu_ms, first_token_ms, start_clock);
   PrintDecode(steps, WeightBytesPerToken(session), a.read_floor);
+  const FileMappingPages pages = ReadFileMappingPages();
+  fmt::print("file_mapped_mib: {:.1f}\nfile_pmd_mapped_mib: {:.1f}\n",
+             static_cast<double>(pages.rss_bytes) / (1 << 20),
+             static_cast<double>(pages.pmd_mapped_bytes) / (1 << 20));
   fmt::print("prompt_ids: {}\ngenerated_ids: {}\n", fmt::join(prompt, " "), fmt::join(generated, " "));
   return 0;
 }

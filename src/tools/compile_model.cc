@@ -22,51 +22,14 @@
 #include "vtensor/forms/weight_use.h"
 #include "vtensor/runtime/session.h"
 #include "vtensor/runtime/session_plan.h"
+#include "tools/payload_writer.h"
 
 namespace vt {
 
 namespace {
 
-constexpr uint64_t kPayloadAlign = 4096;
 // metadata_props key naming the profile an entry was compiled under ("exact" / "compact").
 constexpr const char kProfileKey[] = "vt.profile";
-
-// Streams payloads into a vt::TempFile beside the final one (nothing is left behind if the
-// process dies); Commit publishes it under its name.
-class PayloadWriter {
- public:
-  static Expected<std::unique_ptr<PayloadWriter>> Open(const std::string& path) {
-    auto w = std::unique_ptr<PayloadWriter>(new PayloadWriter());
-    w->path_ = path;
-    VT_ASSIGN_OR_RETURN(w->file_, TempFile::Create(path));
-    return w;
-  }
-  // Appends `n` bytes at the next 4096-aligned offset; returns that offset.
-  Expected<uint64_t> Append(const uint8_t* data, size_t n) {
-    const uint64_t at = (size_ + kPayloadAlign - 1) / kPayloadAlign * kPayloadAlign;
-    if (at > size_) VT_RETURN_IF_ERROR(file_->Truncate(at));
-    VT_RETURN_IF_ERROR(file_->WriteAt(data, n, at));
-    size_ = at + n;
-    return at;
-  }
-  Status Commit() {
-    VT_RETURN_IF_ERROR(file_->Publish());
-    committed_ = true;
-    return Status::Ok();
-  }
-  // Removes the committed file again (the model write failed).
-  void Discard() {
-    if (committed_) ::unlink(path_.c_str());
-  }
-  uint64_t size() const { return size_; }
-
- private:
-  PayloadWriter() = default;
-  std::string path_;
-  std::unique_ptr<TempFile> file_;
-  uint64_t size_ = 0;
-  bool committed_ = false;
-};
 
 std::string BaseName(const std::string& p) {
   const size_t s = p.rfind('/');

@@ -130,6 +130,12 @@ size_t CountPackedWeights(const onnx::GraphProto& main, const std::set<std::stri
   return weights.size();
 }
 
+// `to` exists beside OUT but is another file than MODEL's external data `from`.
+Status NotTheExternalData(const std::string& to, const std::string& from, const std::string& model) {
+  return InvalidArgument("'" + to + "' exists and is not the external data file '" + from +
+                         "' that " + model + " references; write OUT beside MODEL or remove it");
+}
+
 // Makes MODEL's external data files resolvable from OUT's directory.
 Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
   const std::string src_dir = DirName(m.path), dst_dir = DirName(out_path);
@@ -140,10 +146,7 @@ Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
     const std::string from = JoinPath(src_dir, loc), to = JoinPath(dst_dir, loc);
     if (SameFile(from, to)) continue;
     struct stat st;
-    if (::stat(to.c_str(), &st) == 0)
-      return InvalidArgument("'" + to + "' exists and is not the external data file '" + from +
-                             "' that " + m.path + " references; write OUT beside MODEL or "
-                             "remove it");
+    if (::stat(to.c_str(), &st) == 0) return NotTheExternalData(to, from, m.path);
     if (loc.find('/') != std::string::npos)
       return InvalidArgument(m.path + ": external data location '" + loc + "' is in a "
                              "subdirectory; write OUT in MODEL's directory");

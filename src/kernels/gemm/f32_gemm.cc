@@ -167,6 +167,8 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
       tp.stream_b = stream_b;
       tp.a_stride = rows_a ? a.ld : 0;
       tp.b_split = b_split;
+      // Rows per ukernel call: several packed A panels for a multi-panel row.
+      const size_t m_step = rows_a ? mr : mr * kernel.a_panels;
       for (size_t ic = m_begin; ic < m_end; ic += mc_max) {
         const size_t mc = std::min(mc_max, m_end - ic);
         // The A panel of rows [ic + ir, ic + ir + mr), steps [pc, pc + kc), starts at
@@ -182,6 +184,7 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
         } else {
           PackABlock(a, mr, ic, mc, pc, kc, a_scratch);
         }
+        tp.a_panel_stride = m_step > mr ? a_panel_stride : 0;
         for (size_t jr = 0; jr < nc; jr += nr) {
           const size_t ncj = std::min(nr, nc - jr);
           const float* bp = bptr + (jr / nr) * panel_stride;
@@ -194,11 +197,12 @@ void RunBlock(const F32GemmKernel& kernel, size_t m_begin, size_t m_end, size_t 
             }
           }
           tp.bias_n = (!tp.accumulate && ep.bias_n) ? ep.bias_n + jc + jr : nullptr;
-          for (size_t ir = 0; ir < mc; ir += mr) {
+          for (size_t ir = 0; ir < mc; ir += m_step) {
             const size_t m = ic + ir;
             tp.bias_m = (!tp.accumulate && ep.bias_m) ? ep.bias_m + m : nullptr;
-            kernel.ukernel(std::min(mr, m_end - m), ncj, kc, a_block + (ir / mr) * a_panel_stride,
-                           bp, b_stride, c + m * ldc + jc + jr, ldc, &tp);
+            kernel.ukernel(std::min(m_step, mc - ir), ncj, kc,
+                           a_block + (ir / mr) * a_panel_stride, bp, b_stride,
+                           c + m * ldc + jc + jr, ldc, &tp);
           }
         }
       }

@@ -543,9 +543,121 @@ __attribute__((always_inline)) inline void NarrowTile(size_t mr, size_t kc, cons
     for (int j = 0; j < NC; ++j) c[i * c_stride + j] = col[j][i];
 }
 
+// Up to T panels side by side (mr <= T * MR rows, F32GemmTileParams::a_panel_stride apart):
+// one accumulator per (panel, column), so T x NC chains cover the FMA latency and each B
+// element is broadcast once for all the panels; the blocks of a group run one after the other.
+// Slots past the last panel re-read it and are not stored.
+template <int MR, int NC, int T>
+__attribute__((always_inline)) inline void NarrowPanels(size_t mr, size_t kc, const float* a,
+                                                        size_t a_panel_stride, const float* b,
+                                                        size_t b_stride, float* c,
+                                                        size_t c_stride,
+                                                        const F32GemmTileParams& p) {
+  static_assert(MR <= 16 && NC <= 4);
+  constexpr size_t S = kF32GemmSumBlock;
+  const size_t panels = (mr + MR - 1) / MR;
+  const __mmask16 am = __mmask16((1u << MR) - 1u);
+  const float* ap[T];
+  size_t rows[T];
+  __m512 run[T][NC];
+#pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    const size_t pt = std::min(static_cast<size_t>(t), panels - 1);
+    ap[t] = a + pt * a_panel_stride;
+    rows[t] = static_cast<size_t>(t) < panels ? std::min<size_t>(MR, mr - pt * MR) : 0;
+    alignas(64) float col[NC][16] = {};
+    if (p.accumulate)
+      for (size_t i = 0; i < rows[t]; ++i)
+        for (int j = 0; j < NC; ++j) col[j][i] = c[(pt * MR + i) * c_stride + j];
+    const __mmask16 rm = __mmask16((1u << rows[t]) - 1u);
+    const __m512 bm = (!p.accumulate && p.bias_m) ? _mm512_maskz_loadu_ps(rm, p.bias_m + pt * MR)
+                                                  : _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j) {
+      const __m512 bn = (!p.accumulate && p.bias_n) ? _mm512_set1_ps(p.bias_n[j])
+                                                    : _mm512_setzero_ps();
+      run[t][j] = p.accumulate ? _mm512_load_ps(col[j]) : _mm512_add_ps(bm, bn);
+    }
+  }
+  const __m512 alpha = _mm512_set1_ps(p.alpha);
+  for (size_t k0 = 0; k0 < kc; k0 += kF32GemmSumGroup) {
+    const size_t k_end = std::min(kc, k0 + kF32GemmSumGroup);
+    __m512 g[T][NC];
+    for (size_t k1 = k0; k1 < k_end; k1 += S) {
+      __m512 acc[T][NC];
+#pragma GCC unroll 8
+      for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+        for (int j = 0; j < NC; ++j) acc[t][j] = _mm512_setzero_ps();
+      const size_t k2 = std::min(k_end, k1 + S);
+      for (size_t k = k1; k < k2; ++k) {
+        const float* bk = b + k * b_stride;
+        __m512 bv[NC];
+#pragma GCC unroll 4
+        for (int j = 0; j < NC; ++j) bv[j] = _mm512_set1_ps(bk[j]);
+#pragma GCC unroll 8
+        for (int t = 0; t < T; ++t) {
+          const __m512 av = _mm512_maskz_loadu_ps(am, ap[t] + k * MR);
+#pragma GCC unroll 4
+          for (int j = 0; j < NC; ++j) acc[t][j] = _mm512_fmadd_ps(av, bv[j], acc[t][j]);
+        }
+      }
+#pragma GCC unroll 8
+      for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+        for (int j = 0; j < NC; ++j)
+          g[t][j] = k1 == k0 ? acc[t][j] : _mm512_add_ps(g[t][j], acc[t][j]);
+    }
+#pragma GCC unroll 8
+    for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+      for (int j = 0; j < NC; ++j)
+        run[t][j] =
+            _mm512_add_ps(run[t][j], p.alpha != 1.0f ? _mm512_mul_ps(g[t][j], alpha) : g[t][j]);
+  }
+  const __m512 lo = _mm512_set1_ps(p.min), hi = _mm512_set1_ps(p.max);
+#pragma GCC unroll 8
+  for (int t = 0; t < T; ++t) {
+    alignas(64) float col[NC][16];
+#pragma GCC unroll 4
+    for (int j = 0; j < NC; ++j)
+      _mm512_store_ps(col[j],
+                      p.clamp ? _mm512_min_ps(_mm512_max_ps(run[t][j], lo), hi) : run[t][j]);
+    for (size_t i = 0; i < rows[t]; ++i)
+      for (int j = 0; j < NC; ++j) c[(t * MR + i) * c_stride + j] = col[j][i];
+  }
+}
+
+// The rows of a multi-panel call in groups of T panels (T x NC >= 8 chains); a lone last panel
+// takes the single-panel tile, whose sum blocks run side by side instead.
+template <int MR, int NC, int T>
+void NarrowMulti(size_t mr, size_t kc, const float* a, const float* b, size_t b_stride, float* c,
+                 size_t c_stride, const F32GemmTileParams& p) {
+  const size_t stride = p.a_panel_stride;
+  F32GemmTileParams q = p;
+  for (size_t r0 = 0; r0 < mr; r0 += T * MR) {
+    const size_t n = std::min<size_t>(T * MR, mr - r0);
+    const float* a0 = a + (r0 / MR) * stride;
+    q.bias_m = p.bias_m ? p.bias_m + r0 : nullptr;
+    if (n <= MR) {
+      NarrowTile<MR, NC>(n, kc, a0, b, b_stride, c + r0 * c_stride, c_stride, q);
+    } else {
+      NarrowPanels<MR, NC, T>(n, kc, a0, stride, b, b_stride, c + r0 * c_stride, c_stride, q);
+    }
+  }
+}
+
 template <int MR>
 void Narrow(size_t mr, size_t nc, size_t kc, const float* a, const float* b, size_t b_stride,
             float* c, size_t c_stride, const F32GemmTileParams* p) {
+  if (p->a_panel_stride != 0 && mr > MR) {
+    switch (nc) {
+      case 1: return NarrowMulti<MR, 1, 8>(mr, kc, a, b, b_stride, c, c_stride, *p);
+      case 2: return NarrowMulti<MR, 2, 4>(mr, kc, a, b, b_stride, c, c_stride, *p);
+      case 3: return NarrowMulti<MR, 3, 3>(mr, kc, a, b, b_stride, c, c_stride, *p);
+      default: return NarrowMulti<MR, 4, 2>(mr, kc, a, b, b_stride, c, c_stride, *p);
+    }
+  }
   switch (nc) {
     case 1: return NarrowTile<MR, 1>(mr, kc, a, b, b_stride, c, c_stride, *p);
     case 2: return NarrowTile<MR, 2>(mr, kc, a, b, b_stride, c, c_stride, *p);

@@ -1,11 +1,13 @@
 // f32 GEMM benchmark driven by the kernel table: GFLOP/s of every supported kernel on a set of
 // shapes, single-threaded unless --threads is given, with the ratio to the portable kernel
-// measured in the same run. Times are the best of --reps runs (thread CPU time when
+// measured in the same run; multi-panel rows (F32GemmKernel::a_panels > 1) also against the
+// same row given one A panel per call, as the driver did before. Times are the best of --reps runs (thread CPU time when
 // single-threaded, so that other processes on a shared machine distort less).
 //
 // usage: vt_f32_gemm_bench [--threads T] [--reps R] [M N K [bmode]]...
 //   bmode: panels (prepacked B, default), kn (B read in place), knp (B rows packed per
-//   call), nk (transposed B)
+//   call), nk (transposed B), apkn (B read in place, A prepacked in the kernel's MR panels: a
+//   convolution against its packed filter)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -51,8 +53,13 @@ double Run(const F32GemmKernel& kr, const Shape& s, int threads, int reps) {
   for (auto& x : b) x = d(g);
   F32Panels bp = vt::kernels::MakeF32PanelsFromKn(kr.nr, s.k, s.n, b.data(), s.n);
   F32GemmA A{F32GemmA::Kind::kMk, a.data(), s.k, nullptr};
+  F32Panels ap;
+  if (s.bmode == "apkn") {
+    ap = vt::kernels::MakeF32PanelsFromMk(kr.mr, s.m, s.k, a.data(), s.k);
+    A = {F32GemmA::Kind::kPanels, nullptr, 0, &ap};
+  }
   F32GemmB B;
-  if (s.bmode == "kn" || s.bmode == "knp") {
+  if (s.bmode == "kn" || s.bmode == "knp" || s.bmode == "apkn") {
     B = {F32GemmB::Kind::kKn, b.data(), s.n};
     B.pack_rows = s.bmode == "knp";
   } else if (s.bmode == "nk") {
@@ -61,13 +68,17 @@ double Run(const F32GemmKernel& kr, const Shape& s, int threads, int reps) {
     B = {F32GemmB::Kind::kPanels, nullptr, 0, &bp};
   }
   F32GemmEpilogue ep;
+  // Small GEMMs are timed over several calls: one call of a few microseconds would be
+  // dominated by reading the clock (a system call for the thread CPU time).
+  const double flops = 2.0 * s.m * s.n * s.k;
+  const int calls = static_cast<int>(std::clamp(4e6 / std::max(flops, 1.0), 1.0, 1000.0));
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
     const double t0 = Seconds();
-    F32Gemm(kr, s.m, s.n, s.k, A, B, c.data(), s.n, ep, threads);
-    best = std::min(best, Seconds() - t0);
+    for (int i = 0; i < calls; ++i) F32Gemm(kr, s.m, s.n, s.k, A, B, c.data(), s.n, ep, threads);
+    best = std::min(best, (Seconds() - t0) / calls);
   }
-  return 2.0 * s.m * s.n * s.k / best * 1e-9;
+  return flops / best * 1e-9;
 }
 
 }  // namespace
@@ -85,7 +96,7 @@ int main(int argc, char** argv) {
               std::strtoul(argv[i + 2], nullptr, 10), "panels"};
       i += 2;
       if (i + 1 < argc && (!std::strcmp(argv[i + 1], "kn") || !std::strcmp(argv[i + 1], "nk") ||
-                           !std::strcmp(argv[i + 1], "knp") ||
+                           !std::strcmp(argv[i + 1], "knp") || !std::strcmp(argv[i + 1], "apkn") ||
                            !std::strcmp(argv[i + 1], "panels")))
         s.bmode = argv[++i];
       shapes.push_back(s);
@@ -94,7 +105,11 @@ int main(int argc, char** argv) {
   g_wall = threads > 1;
   if (shapes.empty())
     shapes = {{1024, 1024, 1024, "panels"}, {1024, 1024, 1024, "kn"}, {64, 6400, 64, "kn"},
-              {40, 6625, 120, "panels"}, {1, 4096, 1024, "panels"}};
+              {40, 6625, 120, "panels"}, {1, 4096, 1024, "panels"},
+              // Convolutions down to a few output positions (Silero VAD's encoder): the narrow
+              // rows.
+              {128, 3, 387, "apkn"}, {64, 2, 384, "apkn"}, {128, 1, 192, "apkn"},
+              {258, 3, 256, "apkn"}};
   const F32GemmKernel& base = vt::kernels::PortableF32GemmKernel();
   std::printf("%-24s %-22s %10s %8s\n", "kernel", "M x N x K (B)", "GFLOP/s", "vs base");
   for (const auto& s : shapes) {
@@ -105,6 +120,13 @@ int main(int argc, char** argv) {
       if (!kr.supported()) continue;
       const double gf = &kr == &base ? g0 : Run(kr, s, threads, reps);
       std::printf("%-24s %-22s %10.1f %7.2fx\n", kr.name, dims, gf, gf / g0);
+      if (kr.a_panels > 1) {
+        F32GemmKernel one = kr;
+        one.a_panels = 1;
+        const double g1 = Run(one, s, threads, reps);
+        std::printf("%-24s %-22s %10.1f %7.2fx  (%.2fx of one panel per call)\n", "  one panel/call",
+                    dims, g1, g1 / g0, gf / g1);
+      }
     }
   }
   return 0;

@@ -32,7 +32,9 @@ void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t 
   for (size_t i = 0; i < mr; ++i) {
     for (size_t j = 0; j < nc; ++j) {
       const size_t sk = p.a_stride != 0 ? 1 : MR;
-      const float* ai = p.a_stride != 0 ? a + i * p.a_stride : a + i;
+      const float* ai = p.a_stride != 0         ? a + i * p.a_stride
+                        : p.a_panel_stride != 0 ? a + (i / MR) * p.a_panel_stride + i % MR
+                                                : a + i;
       const float* bj = p.b_split != 0 && j >= NR / 2 ? b + p.b_split + j - NR / 2 : b + j;
       float* cij = c + i * c_stride + j;
       float r = Init(i, j, cij, p);

@@ -11,6 +11,9 @@ namespace {
 constexpr auto Avx512Supported = CpuHasAvx512;
 constexpr auto Avx2Supported = CpuHasAvx2;
 constexpr auto Always = AlwaysSupported;
+// Panels per call of the narrow rows: up to 8 x NC chains (8 of one column), enough for two FMA
+// pipes of 4 cycles' latency; more would only add registers.
+constexpr size_t kNarrowPanels = 8;
 
 const F32GemmKernel kKernels[] = {
     {"f32_gemm_8x32_avx512", 8, 32, "avx512", f32_gemm_8x32_avx512, Avx512Supported, false},
@@ -21,9 +24,12 @@ const F32GemmKernel kKernels[] = {
     {"f32_gemm_4x32_avx512", 4, 32, "avx512", f32_gemm_4x32_avx512, Avx512Supported, false},
     {"f32_gemm_6x64_avx512", 6, 64, "avx512", f32_gemm_6x64_avx512, Avx512Supported, true, true},
     {"f32_gemm_8x48_avx512", 8, 48, "avx512", f32_gemm_8x48_avx512, Avx512Supported, false},
-    {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported, false},
-    {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported, false},
-    {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported, false},
+    {"f32_gemm_8x4_avx512", 8, 4, "avx512", f32_gemm_8x4_avx512, Avx512Supported, false,
+     false, F32GemmProducts::kFused, kNarrowPanels},
+    {"f32_gemm_12x4_avx512", 12, 4, "avx512", f32_gemm_12x4_avx512, Avx512Supported, false,
+     false, F32GemmProducts::kFused, kNarrowPanels},
+    {"f32_gemm_14x4_avx512", 14, 4, "avx512", f32_gemm_14x4_avx512, Avx512Supported, false,
+     false, F32GemmProducts::kFused, kNarrowPanels},
     {"f32_gemm_6x16_avx2", 6, 16, "avx2", f32_gemm_6x16_avx2, Avx2Supported, false},
     {"f32_gemm_4x16_scalar", 4, 16, "portable", f32_gemm_4x16_scalar, Always, false, false,
      F32GemmProducts::kRounded},

@@ -29,6 +29,12 @@ struct F32GemmKernel {
   // How the ukernel forms each product (f32_gemm_ukernel.h): fused into the sum on every row
   // but the portable one.
   F32GemmProducts products = F32GemmProducts::kFused;
+  // Packed A panels one ukernel call may cover (F32GemmTileParams::a_panel_stride), which the
+  // driver then hands it together. The narrow rows (NR 4) take several: one panel gives a
+  // narrow tile only NC sum chains (one per column, each step waiting on the previous FMA),
+  // too few to cover the FMA latency; panels side by side share each B broadcast and run
+  // NC x panels chains.
+  size_t a_panels = 1;
 };
 
 // All rows, in order of preference (fastest first).

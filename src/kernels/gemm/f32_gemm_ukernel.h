@@ -72,14 +72,20 @@ struct F32GemmTileParams {
   // F32GemmKernel::split_b) the tile reads two adjacent half-width panels: column j >= NR / 2
   // of row k is at b + b_split + k * b_stride + (j - NR / 2), in floats.
   size_t b_split = 0;
+  // 0: one MR panel (mr <= MR). Else (multi-panel kernels only, F32GemmKernel::a_panels > 1)
+  // the call covers mr <= a_panels * MR rows from consecutive packed panels this many floats
+  // apart: row i is row i % MR of the panel at a + (i / MR) * a_panel_stride (bias_m and C
+  // rows as usual, row i at bias_m[i] and c + i * c_stride). The sums are those of one call
+  // per panel.
+  size_t a_panel_stride = 0;
 };
 
 using F32GemmUkernelFn = void (*)(size_t mr, size_t nc, size_t kc, const float* a,
                                   const float* b, size_t b_stride, float* c, size_t c_stride,
                                   const F32GemmTileParams* params);
 
-// Scalar reference twin of any MR x NR kernel: same contract (A packed or, with
-// params->a_stride != 0, read in place), plain loops in the summation order above, with the
+// Scalar reference twin of any MR x NR kernel: same contract (A packed, several panels with
+// params->a_panel_stride != 0, or, with params->a_stride != 0, read in place), plain loops in the summation order above, with the
 // products of the kernel's row (F32GemmKernel::products). Tests compare every table kernel
 // against it bit for bit.
 void F32GemmUkernelReference(size_t MR, size_t NR, size_t mr, size_t nc, size_t kc,

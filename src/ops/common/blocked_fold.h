@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace vt::ops {
@@ -86,6 +87,50 @@ A BlockedFold(const T* x, int64_t n, A init, Map map, Comb comb) {
   }
   for (int w = kFoldLanes / 2; w > 0; w /= 2)
     for (int j = 0; j < w; ++j) lane[j] = comb(lane[j], lane[j + w]);
+  return lane[0];
+}
+
+// BlockedFold<float>(x, n, 0.0f, identity, +) to the bit. Each block's kFoldLanes lane partials
+// are four 4-lane vector values (GCC vector types of the baseline ISA's width, so registers),
+// where BlockedFold's lane array is read and written back on every step of the block (a chain
+// through memory).
+inline float BlockedSumF32(const float* x, int64_t n) {
+  using V4 = float __attribute__((vector_size(4 * sizeof(float))));
+  static_assert(kFoldLanes == 16);
+  float lane[kFoldLanes];
+  auto fold_block = [&](const float* b, int64_t len) {
+    V4 a0 = {}, a1 = {}, a2 = {}, a3 = {};
+    int64_t r = 0;
+    for (; r + kFoldLanes <= len; r += kFoldLanes) {
+      V4 v0, v1, v2, v3;
+      std::memcpy(&v0, b + r, sizeof v0);
+      std::memcpy(&v1, b + r + 4, sizeof v1);
+      std::memcpy(&v2, b + r + 8, sizeof v2);
+      std::memcpy(&v3, b + r + 12, sizeof v3);
+      a0 += v0;
+      a1 += v1;
+      a2 += v2;
+      a3 += v3;
+    }
+    std::memcpy(lane, &a0, sizeof a0);
+    std::memcpy(lane + 4, &a1, sizeof a1);
+    std::memcpy(lane + 8, &a2, sizeof a2);
+    std::memcpy(lane + 12, &a3, sizeof a3);
+    for (int j = 0; r < len; ++r, ++j) lane[j] += b[r];
+  };
+  auto add = [](float a, float b) { return a + b; };
+  if (n > kFoldBlock) {
+    FoldCascade<float, decltype(add)> cascade(kFoldLanes, add);
+    for (int64_t b0 = 0; b0 < n; b0 += kFoldBlock) {
+      fold_block(x + b0, std::min(kFoldBlock, n - b0));
+      cascade.Add(lane);
+    }
+    cascade.Finish(0.0f, lane);
+  } else {
+    fold_block(x, n);
+  }
+  for (int w = kFoldLanes / 2; w > 0; w /= 2)
+    for (int j = 0; j < w; ++j) lane[j] += lane[j + w];
   return lane[0];
 }
 

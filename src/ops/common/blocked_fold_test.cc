@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -45,6 +46,25 @@ TEST(BlockedFold, LongFloatSumsStayAccurate) {
       EXPECT_LE(std::fabs(got - want), 2e-6 * want) << "n=" << n << " data=" << data;
     }
   }
+}
+
+TEST(BlockedSumF32, BitIdenticalToBlockedFold) {
+  for (int64_t n : kSizes) {
+    if (n > (1 << 20)) continue;
+    std::mt19937 g(static_cast<uint32_t>(n) + 7);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(n));
+    for (auto& v : x) v = d(g);
+    for (int64_t len : {n, n > 0 ? n - 1 : 0, n / 3}) {
+      const float want = BlockedFold<float>(x.data(), len, 0.0f, kSame, kAdd);
+      EXPECT_EQ(std::bit_cast<uint32_t>(BlockedSumF32(x.data(), len)),
+                std::bit_cast<uint32_t>(want))
+          << "n=" << len;
+    }
+  }
+  const float zeros[3] = {-0.0f, -0.0f, -0.0f};  // 0 + -0: the same +0 as the scalar fold
+  EXPECT_EQ(std::bit_cast<uint32_t>(BlockedSumF32(zeros, 3)),
+            std::bit_cast<uint32_t>(BlockedFold<float>(zeros, 3, 0.0f, kSame, kAdd)));
 }
 
 TEST(BlockedFoldColumns, LongFloatSumsStayAccurate) {

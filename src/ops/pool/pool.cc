@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/cpu/flush_denormals.h"
 #include "ops/common/blocked_fold.h"
@@ -189,12 +190,42 @@ void Pool2d(const SpatialGeometry& geo, int64_t planes, const T* x, T* y, bool c
   const int64_t dh = one ? 0 : geo.dilation[0], dw = geo.dilation[static_cast<size_t>(wa)];
   const int64_t in_sz = NumElements(geo.in);
   const WindowWalker::AxisWindow unit{0, 0, 1};
+  // Max pooling: the columns [ow0, ow1) whose windows lie inside the row are taken a window tap
+  // at a time across the whole run of columns (a vectorisable loop); every output still takes
+  // its taps in the order (row, column) of the loop below, so the result is the same.
+  const int64_t KW = geo.kernel[static_cast<size_t>(wa)], SW = geo.stride[static_cast<size_t>(wa)];
+  auto full = [&](int64_t ow) {
+    const auto& ww = walker.axis_window(wa, ow);
+    return ww.lo == 0 && ww.hi == KW;
+  };
+  int64_t ow0 = 0, ow1 = 0;
+  if constexpr (kMax) {
+    while (ow0 < OW && !full(ow0)) ++ow0;
+    ow1 = ow0;
+    while (ow1 < OW && full(ow1)) ++ow1;
+  }
   for (int64_t pl = 0; pl < planes; ++pl) {
     const T* xp = x + pl * in_sz;
     T* yp = y + pl * OH * OW;
     for (int64_t oh = 0; oh < OH; ++oh) {
       const auto& hw = one ? unit : walker.axis_window(0, oh);
+      if constexpr (kMax) {
+        T* yr = yp + oh * OW;
+        for (int64_t ow = ow0; ow < ow1; ++ow) yr[ow] = std::numeric_limits<T>::lowest();
+        for (int64_t jh = hw.lo; jh < hw.hi; ++jh) {
+          const T* row = xp + (hw.start + jh * dh) * W;
+          for (int64_t jw = 0; jw < KW; ++jw) {
+            const int64_t off = jw * dw - geo.pad_begin[static_cast<size_t>(wa)];
+#pragma omp simd
+            for (int64_t ow = ow0; ow < ow1; ++ow) yr[ow] = std::max(yr[ow], row[ow * SW + off]);
+          }
+        }
+      }
       for (int64_t ow = 0; ow < OW; ++ow) {
+        if (kMax && ow == ow0 && ow1 > ow0) {
+          ow = ow1 - 1;
+          continue;
+        }
         const auto& ww = walker.axis_window(wa, ow);
         T acc = kMax ? std::numeric_limits<T>::lowest() : T(0);
         for (int64_t jh = hw.lo; jh < hw.hi; ++jh) {
@@ -327,8 +358,13 @@ Status GlobalAveragePoolCompute(KernelContext& ctx) {
     using T = std::remove_const_t<std::remove_pointer_t<decltype(x)>>;
     for (int64_t pl = 0; pl < planes; ++pl) {
       // Blocked partial sums (blocked_fold.h): vectorisable and accurate on large planes.
-      const T sum = BlockedFold<T>(x + pl * n, n, T(0), [](T v) { return v; },
-                                   [](T a, T b) { return a + b; });
+      T sum;
+      if constexpr (std::is_same_v<T, float>) {
+        sum = BlockedSumF32(x + pl * n, n);
+      } else {
+        sum = BlockedFold<T>(x + pl * n, n, T(0), [](T v) { return v; },
+                             [](T a, T b) { return a + b; });
+      }
       y[pl] = n > 0 ? sum / static_cast<T>(n) : T(0);
     }
   });

@@ -160,6 +160,25 @@ TEST(MaxPool, ValuesAndIndicesBothStorageOrders) {
   }
 }
 
+// Without the Indices output, 1-D / 2-D MaxPool takes the row path (interior columns a tap at a
+// time across the row, border columns one by one): exact against the reference, padded,
+// strided, dilated and ceil_mode windows included.
+TEST(MaxPool, WithoutIndicesMatchesReference) {
+  std::vector<PoolCase> cases = Cases();
+  cases.push_back({{1, 4, 2, 96}, {2, 2}, {2, 2}});
+  cases.push_back({{1, 3, 5, 40}, {3, 5}, {1, 3}, {1, 2}, {1, 2, 1, 4}});
+  cases.push_back({{1, 2, 3}, {5}, {1}, {}, {2, 2}});  // no window inside the row
+  for (const auto& c : cases) {
+    const auto x = Random(static_cast<size_t>(NumElements(c.x)), 14);
+    Shape ys;
+    std::vector<int64_t> arg;
+    const auto want = RefPool(c, Kind::kMax, x, &ys, &arg);
+    auto r = PoolCall("MaxPool", c, x).Run();
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ExpectClose((*r)[0].tensor(), ys, want, 0, "MaxPool " + ShapeToString(c.x));
+  }
+}
+
 TEST(AveragePoolAndLpPool, MatchReference) {
   for (const auto& c : Cases()) {
     const auto x = Random(static_cast<size_t>(NumElements(c.x)), 12);

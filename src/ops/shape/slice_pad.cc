@@ -149,10 +149,14 @@ void WritePadded(const Tensor& x, const Tensor& fill, const std::vector<int64_t>
   const int64_t left = before[last], right = out_row - left - in_row;
   const std::vector<int64_t>& lmap = maps[last];
   // One output row of the constant: constant rows and constant borders are single copies.
-  Tensor fill_row = Tensor::Empty(dt, {out_row});
-  for (int64_t k = 0; k < out_row; ++k)
-    CopyElems(dt, ElemPtr(fill_row.raw_mutable_data(), dt, k), fill.raw_data(), 1);
-  const void* fill_p = fill_row.raw_data();
+  // Only the constant mode reads it (the other modes fill every border from the source).
+  Tensor fill_row;
+  if (mode == PadMode::kConstant) {
+    fill_row = Tensor::Empty(dt, {out_row});
+    for (int64_t k = 0; k < out_row; ++k)
+      CopyElems(dt, ElemPtr(fill_row.raw_mutable_data(), dt, k), fill.raw_data(), 1);
+  }
+  const void* fill_p = mode == PadMode::kConstant ? fill_row.raw_data() : nullptr;
   const int64_t rows = out.numel() / out_row;
   std::vector<int64_t> idx(last, 0);
   for (int64_t r = 0; r < rows; ++r) {

@@ -193,8 +193,8 @@ class Exporter {
             return ConvertSubgraph(sg, args, outs);
           });
       Status st = conv(cx);
-      if (st.ok()) st = e_.TakeStatus();
-      else e_.TakeStatus();
+      // The converter's own error wins; the emitter's pending one is cleared either way.
+      if (Status pending = e_.TakeStatus(); st.ok()) st = std::move(pending);
       if (!st.ok()) return AnnotateNode(std::move(st), node);
       for (size_t o = 0; o < node.outputs.size(); ++o) {
         if (node.outputs[o].empty()) continue;

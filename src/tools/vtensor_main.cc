@@ -60,8 +60,12 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   cmd->add_flag("--json", bench.json, "the figures as JSON");
   cmd->add_option("--profile-ops", bench.profile_ops,
                   "write a per-node timing trace (Chrome trace JSON) of the timed runs to FILE");
-  cmd->add_option("--top", bench.top, "print the K op types with the most time in the timed runs")
+  cmd->add_option("--top", bench.top,
+                  "print the K op types with the most time in the timed runs, and those with the "
+                  "most extra time in the first run")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--profile-first", bench.profile_first,
+                  "write a per-node timing trace (Chrome trace JSON) of the first run to FILE");
   AddSessionFlags(cmd, &bench.session);
   return cmd;
 }

@@ -51,6 +51,7 @@ std::vector<OpTypeTotal> SlowestOpTypes(const std::vector<OpEvent>& events, int 
     ++t.count;
   }
   std::vector<OpTypeTotal> out;
+  out.reserve(by_type.size());
   for (auto& [name, t] : by_type) out.push_back(t);
   std::stable_sort(out.begin(), out.end(),
                    [](const OpTypeTotal& a, const OpTypeTotal& b) { return a.total_ms > b.total_ms; });
@@ -83,6 +84,7 @@ std::vector<OpTypeFirstRun> FirstRunOpTypes(const std::vector<OpEvent>& first,
     r.steady_ms = t.total_ms / std::max(runs, 1);
   }
   std::vector<OpTypeFirstRun> out;
+  out.reserve(by_type.size());
   for (auto& [name, r] : by_type) out.push_back(r);
   std::stable_sort(out.begin(), out.end(), [](const OpTypeFirstRun& a, const OpTypeFirstRun& b) {
     return a.first_ms - a.steady_ms > b.first_ms - b.steady_ms;

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 
@@ -203,9 +205,9 @@ CLI::App* AddExport(CLI::App& app, vt::cli::ExportArgs& exp) {
   return cmd;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The CLI proper; main() only keeps an exception thrown while the parser is built from
+// escaping.
+int Main(int argc, char** argv) {
   CLI::App app{"vtensor: ONNX compiler and CPU inference runtime with virtual tensor layouts"};
   app.require_subcommand(1);
   vt::cli::RunArgs run;
@@ -264,6 +266,21 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: out of memory: the model asked for a tensor larger than memory\n");
     return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fputs("error: ", stderr);
+    std::fputs(e.what(), stderr);
+    std::fputs("\n", stderr);
+  } catch (...) {
+    std::fputs("error: unexpected exception\n", stderr);
   }
   return 2;
 }

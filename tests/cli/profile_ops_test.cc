@@ -23,7 +23,8 @@ class ProfileOps : public CliTest {
     AddFloatIO(g->add_output(), "y", {4, 32});
     *g->add_initializer() = FloatTensor("w", {16, 32}, std::vector<float>(16 * 32, 0.25f));
     *g->add_initializer() = FloatTensor("w2", {32}, std::vector<float>(32, -1.f));
-    auto node = [&](const char* name, const char* op, std::vector<const char*> in, const char* out) {
+    auto node = [&](const char* name, const char* op, const std::vector<const char*>& in,
+                    const char* out) {
       auto* n = g->add_node();
       n->set_name(name);
       n->set_op_type(op);

@@ -23,7 +23,7 @@ set_target_properties(vtensor_shared PROPERTIES
   OUTPUT_NAME vtensor VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${VT_LIB_DIR})
 target_link_libraries(vtensor_shared PRIVATE onnx onnx_proto protobuf::libprotobuf
-                      OpenSSL::Crypto ${XXHASH_LIBRARY} ${RE2_LIBRARY} ${VT_IMAGE_LIBRARIES}
+                      ${CMAKE_DL_LIBS} ${XXHASH_LIBRARY} ${RE2_LIBRARY} ${VT_IMAGE_LIBRARIES}
                       OpenMP::OpenMP_CXX fmt::fmt)
 target_link_options(vtensor_shared PRIVATE -Wl,--no-undefined)
 # In the build tree (examples/) it is used like the installed library: public headers only.

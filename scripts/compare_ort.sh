@@ -14,7 +14,12 @@
 #                  result ms: process start (the shell's clock just before exec) to the first
 #                  run's outputs, per side
 #
-# usage: scripts/compare_ort.sh [--runs N] [--rounds R] [--build DIR] [--cases-dir DIR] [CASE...]
+# With --compiled a third process per model and round runs the model compiled by `vtensor compile`
+# (default device and profile, with its session plan) under the default verify policy (memo,
+# primed by one load before the rounds, in a private VTENSOR_VERIFY_MEMO_DIR): the start table
+# then adds its session creation, first run and first result, and first result against ORT's.
+#
+# usage: scripts/compare_ort.sh [--runs N] [--rounds R] [--build DIR] [--cases-dir DIR] [--compiled] [CASE...]
 #   --runs N         timed runs per model, runtime and round (default 20)
 #   --rounds R       rounds (default 3)
 #   --build DIR      build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build);
@@ -22,6 +27,7 @@
 #   --cases-dir DIR  cases DIR/<case>/model.onnx with DIR/<case>/test_data_set_0 (every
 #                    subfolder unless CASEs are named) instead of the real-model cases
 #                    (scripts/bench_transformers.sh passes its generated models this way)
+#   --compiled       also time the compiled models (into BUILD/compare_ort_compiled/CASE/)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,6 +35,7 @@ RUNS=20
 ROUNDS=3
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
 CASES_DIR=""
+COMPILED=0
 CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -36,7 +43,8 @@ while [[ $# -gt 0 ]]; do
     --rounds) ROUNDS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
     --cases-dir) CASES_DIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --compiled) COMPILED=1; shift ;;
+    -h|--help) sed -n '2,30p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "compare_ort: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
@@ -66,13 +74,33 @@ else
   data_of() { echo "$ROOT/tests/data/refcases/$1/test_data_set_0"; }
 fi
 
+# --- Compiled models (--compiled) ----------------------------------------------------------------
+SIDES=(vt ort)
+if [[ $COMPILED -eq 1 ]]; then
+  CDIR="$BUILD/compare_ort_compiled"
+  export VTENSOR_VERIFY_MEMO_DIR="$CDIR/verify-memo"
+  rm -rf "$CDIR"
+  mkdir -p "$VTENSOR_VERIFY_MEMO_DIR"
+  for case in "${CASES[@]}"; do
+    mkdir -p "$CDIR/$case"
+    "$VTENSOR" compile "$(model_of "$case")" -o "$CDIR/$case/model.onnx" >&2 ||
+      { echo "compare_ort: vtensor compile failed on $case" >&2; exit 1; }
+    # The first load under memo verifies and records it; the timed loads are later ones.
+    "$VTENSOR" bench "$CDIR/$case/model.onnx" --data "$(data_of "$case")" --runs 1 --warmup 0 >/dev/null ||
+      { echo "compare_ort: the compiled $case does not run" >&2; exit 1; }
+  done
+  compiled_of() { echo "$CDIR/$1/model.onnx"; }
+  SIDES=(vt vtc ort)
+fi
+
 # --- Measure -----------------------------------------------------------------------------------
 # key: value lines of one fresh process; VT_SPAWN_REALTIME lets the process time its first
 # result from this shell's clock just before exec.
-measure() {  # SIDE MODEL DATA ROUND -> "create first first_result median p90 median_cpu" or "error"
+measure() {  # SIDE MODEL DATA ROUND CASE -> "create first first_result median p90 median_cpu" or "error"
   local side="$1" model="$2" data="$3" round="$4" out
   local cmd=("$ORT_BENCH" "$model" --data "$data" --runs "$RUNS" --warmup 2)
   [[ "$side" == vt ]] && cmd=("$VTENSOR" bench "$model" --data "$data" --runs "$RUNS" --warmup 2 --threads 1)
+  [[ "$side" == vtc ]] && cmd=("$VTENSOR" bench "$(compiled_of "$5")" --data "$data" --runs "$RUNS" --warmup 2 --threads 1)
   if ! out="$(VT_SPAWN_REALTIME=$EPOCHREALTIME "${cmd[@]}" 2>&1)"; then
     echo "  $side: $(tail -n 1 <<<"$out" | cut -c1-300)" >&2
     echo error
@@ -89,15 +117,15 @@ measure() {  # SIDE MODEL DATA ROUND -> "create first first_result median p90 me
 }
 
 declare -A RES=()  # RES[case,side,round] = "create first first_result median p90 median_cpu"
-echo "compare_ort: $ROUNDS rounds x (vtensor, ORT) per model; $RUNS timed runs after a first run and 2 warmups; 1 thread" >&2
+echo "compare_ort: $ROUNDS rounds x (${SIDES[*]}) per model; $RUNS timed runs after a first run and 2 warmups; 1 thread" >&2
 for ((r = 1; r <= ROUNDS; ++r)); do
   for case in "${CASES[@]}"; do
     model="$(model_of "$case")"
     data="$(data_of "$case")"
     echo "compare_ort: round $r $case" >&2
-    order=(vt ort)
-    (( r % 2 == 0 )) && order=(ort vt)
-    for side in "${order[@]}"; do RES[$case,$side,$r]="$(measure "$side" "$model" "$data" "$r")"; done
+    order=("${SIDES[@]}")
+    (( r % 2 == 0 )) && order=($(printf '%s\n' "${SIDES[@]}" | tac))
+    for side in "${order[@]}"; do RES[$case,$side,$r]="$(measure "$side" "$model" "$data" "$r" "$case")"; done
   done
 done
 
@@ -110,10 +138,10 @@ field() {  # CASE SIDE FIELD(1-6) -> values over the rounds
     [[ "$v" != error ]] && awk -v f="$3" '{ print $f }' <<<"$v"
   done
 }
-ratios() {  # CASE FIELD -> per-round ratios vtensor / ORT of FIELD
+ratios() {  # CASE FIELD [SIDE] -> per-round ratios SIDE (default vt) / ORT of FIELD
   local r
   for ((r = 1; r <= ROUNDS; ++r)); do
-    local a="${RES[$1,vt,$r]}" b="${RES[$1,ort,$r]}"
+    local a="${RES[$1,${3:-vt},$r]}" b="${RES[$1,ort,$r]}"
     [[ "$a" != error && "$b" != error ]] &&
       awk -v a="$(awk -v f="$2" '{print $f}' <<<"$a")" -v b="$(awk -v f="$2" '{print $f}' <<<"$b")" 'BEGIN { print a / b }'
   done
@@ -135,6 +163,15 @@ for case in "${CASES[@]}"; do
   printf '%-32s %10.2f %10.2f %10.3f %10.3f %12.2f %12.2f\n' "$case" "$(m "$case" vt 1)" \
     "$(m "$case" ort 1)" "$(m "$case" vt 2)" "$(m "$case" ort 2)" "$(m "$case" vt 3)" "$(m "$case" ort 3)"
 done
+if [[ $COMPILED -eq 1 ]]; then
+  printf '\nstart, compiled models under the default verify policy (ms, median over %d rounds)\n' "$ROUNDS"
+  printf '%-32s %10s %10s %12s %12s %10s\n' "model" "vtc create" "vtc 1st run" "vtc 1st result" \
+    "ORT 1st result" "vtc / ORT"
+  for case in "${CASES[@]}"; do
+    printf '%-32s %10.2f %10.3f %12.2f %12.2f %9.3fx\n' "$case" "$(m "$case" vtc 1)" "$(m "$case" vtc 2)" \
+      "$(m "$case" vtc 3)" "$(m "$case" ort 3)" "$(ratios "$case" 3 vtc | median)"
+  done
+fi
 echo "(ratio = vtensor / ORT, the median of the per-round ratios; below 1 means vtensor is faster. cpu: the"
 echo " thread's CPU time per run, which leaves out the time other processes held the core. ORT: onnxruntime"
 echo " 1.30.0 C API, intra/inter-op threads 1, sequential. 1st result = process start (shell clock before exec)"

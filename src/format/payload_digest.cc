@@ -42,7 +42,7 @@ Status CheckPayloadDigest(std::string_view expected, const void* data, size_t n)
   } else if (auto a = DigestAlgorithmFromName(algo)) {
     Digester d(*a);
     d.Update(data, n);
-    const std::string raw = d.Finish();
+    VT_ASSIGN_OR_RETURN(const std::string raw, d.Finish());
     have = ToHex(reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
   } else {
     return InvalidArgument("payload digest algorithm '" + std::string(algo) +

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include <dlfcn.h>
 #include <onnx/onnx_pb.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -120,36 +122,95 @@ std::optional<DigestAlgorithm> DigestAlgorithmFromName(std::string_view name) {
 
 size_t DigestLength(DigestAlgorithm) { return 32; }
 
+namespace {
+
+// OpenSSL's SHA-256, loaded on first use rather than linked: mapping and relocating libcrypto
+// costs every process about 6 ms and 130 page faults at start (docs/benchmarks.md, "Process
+// start"), and only sha256 digests need it (the default algorithms are xxh3-128 and blake3).
+struct Sha256Api {
+  decltype(&EVP_MD_CTX_new) ctx_new = nullptr;
+  decltype(&EVP_MD_CTX_free) ctx_free = nullptr;
+  decltype(&EVP_sha256) sha256 = nullptr;
+  decltype(&EVP_DigestInit_ex) init = nullptr;
+  decltype(&EVP_DigestUpdate) update = nullptr;
+  decltype(&EVP_DigestFinal_ex) finish = nullptr;
+  std::string error;  // why the library is unusable; empty when loaded
+};
+
+#define VT_STR2(x) #x
+#define VT_STR(x) VT_STR2(x)
+constexpr const char kLibcrypto[] = "libcrypto.so." VT_STR(OPENSSL_VERSION_MAJOR);
+
+template <typename Fn>
+bool LoadSymbol(void* lib, const char* name, Fn* fn, std::string* error) {
+  void* sym = dlsym(lib, name);
+  if (sym == nullptr) *error = std::string(kLibcrypto) + " has no " + name;
+  *fn = reinterpret_cast<Fn>(sym);
+  return sym != nullptr;
+}
+
+const Sha256Api& Sha256() {
+  static const Sha256Api api = [] {
+    Sha256Api a;
+    void* lib = dlopen(kLibcrypto, RTLD_NOW | RTLD_LOCAL);  // never closed: used until exit
+    if (lib == nullptr) {
+      const char* why = dlerror();
+      a.error = std::string("sha256 digests need OpenSSL's ") + kLibcrypto +
+                ", which could not be loaded: " + (why ? why : "unknown error");
+      return a;
+    }
+    (void)(LoadSymbol(lib, "EVP_MD_CTX_new", &a.ctx_new, &a.error) &&
+           LoadSymbol(lib, "EVP_MD_CTX_free", &a.ctx_free, &a.error) &&
+           LoadSymbol(lib, "EVP_sha256", &a.sha256, &a.error) &&
+           LoadSymbol(lib, "EVP_DigestInit_ex", &a.init, &a.error) &&
+           LoadSymbol(lib, "EVP_DigestUpdate", &a.update, &a.error) &&
+           LoadSymbol(lib, "EVP_DigestFinal_ex", &a.finish, &a.error));
+    return a;
+  }();
+  return api;
+}
+
+}  // namespace
+
 struct Digester::Impl {
   DigestAlgorithm algo;
   Blake3 blake3;
   EVP_MD_CTX* sha = nullptr;
+  std::string error;  // set when the algorithm's library is unusable
 };
 
-Digester::Digester(DigestAlgorithm a) : impl_(new Impl{a, Blake3(), nullptr}) {
-  if (a == DigestAlgorithm::kSha256) {
-    impl_->sha = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(impl_->sha, EVP_sha256(), nullptr);
+Digester::Digester(DigestAlgorithm a) : impl_(new Impl{a, Blake3(), nullptr, {}}) {
+  if (a != DigestAlgorithm::kSha256) return;
+  const Sha256Api& api = Sha256();
+  if (!api.error.empty()) {
+    impl_->error = api.error;
+    return;
   }
+  impl_->sha = api.ctx_new();
+  if (impl_->sha == nullptr || api.init(impl_->sha, api.sha256(), nullptr) != 1)
+    impl_->error = "sha256: OpenSSL could not start a digest";
 }
 
 Digester::~Digester() {
-  if (impl_->sha) EVP_MD_CTX_free(impl_->sha);
+  if (impl_->sha) Sha256().ctx_free(impl_->sha);
 }
 
 void Digester::Update(const void* data, size_t n) {
-  if (impl_->sha) {
-    EVP_DigestUpdate(impl_->sha, data, n);
+  if (impl_->algo == DigestAlgorithm::kSha256) {
+    if (impl_->error.empty() && Sha256().update(impl_->sha, data, n) != 1)
+      impl_->error = "sha256: OpenSSL failed to hash the data";
   } else {
     impl_->blake3.Update(data, n);
   }
 }
 
-std::string Digester::Finish() {
-  if (impl_->sha) {
+Expected<std::string> Digester::Finish() {
+  if (impl_->algo == DigestAlgorithm::kSha256) {
+    if (!impl_->error.empty()) return FailedPrecondition(impl_->error);
     unsigned char out[EVP_MAX_MD_SIZE];
     unsigned int len = 0;
-    EVP_DigestFinal_ex(impl_->sha, out, &len);
+    if (Sha256().finish(impl_->sha, out, &len) != 1)
+      return FailedPrecondition("sha256: OpenSSL failed to finish the digest");
     return std::string(reinterpret_cast<char*>(out), len);
   }
   auto d = impl_->blake3.Finalize();

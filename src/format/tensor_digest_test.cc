@@ -1,6 +1,7 @@
 #include "vtensor/format/tensor_digest.h"
 
 #include <gtest/gtest.h>
+#include <link.h>
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -48,6 +49,47 @@ onnx::TensorProto FloatTensor(const std::string& name, const std::vector<int64_t
     for (float f : v) tp.add_float_data(f);
   }
   return tp;
+}
+
+// DT_NEEDED entries of this program (the test binary, linked like every vtensor program).
+std::vector<std::string> NeededLibraries() {
+  std::vector<std::string> out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') return 0;  // not the program
+        const ElfW(Dyn)* dyn = nullptr;
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = reinterpret_cast<const ElfW(Dyn)*>(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+        if (dyn == nullptr) return 1;
+        const char* strtab = nullptr;
+        for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL; ++d)
+          if (d->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(d->d_un.d_ptr);
+        for (const ElfW(Dyn)* d = dyn; d->d_tag != DT_NULL && strtab != nullptr; ++d)
+          if (d->d_tag == DT_NEEDED)
+            static_cast<std::vector<std::string>*>(data)->push_back(strtab + d->d_un.d_val);
+        return 1;
+      },
+      &out);
+  return out;
+}
+
+// libcrypto is loaded by the first sha256 digest, not at every process start
+// (docs/benchmarks.md, "Process start"); sha256 digests still work.
+TEST(TensorDigestTest, LibcryptoIsLoadedOnFirstSha256DigestOnly) {
+  const std::vector<std::string> needed = NeededLibraries();
+  ASSERT_FALSE(needed.empty());
+  bool links_stdcxx = false;
+  for (const std::string& lib : needed) {
+    EXPECT_NE(lib.rfind("libcrypto", 0), 0u) << lib;
+    links_stdcxx |= lib.rfind("libstdc++", 0) == 0;
+  }
+  EXPECT_TRUE(links_stdcxx);  // the reading of the dynamic section works
+  Digester d(DigestAlgorithm::kSha256);
+  d.Update("abc", 3);
+  Expected<std::string> raw = d.Finish();
+  ASSERT_TRUE(raw.ok()) << raw.status().ToString();
+  EXPECT_EQ(Hex(*raw), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 // The vectors of docs/digest.md (hashes cross-checked with b3sum and sha256sum).

@@ -10,7 +10,11 @@
 // are the calling thread's CPU time (of the first run; median per timed run): at --threads 1 it leaves out the time other processes held
 // the core, which the wall-clock figures include on a shared machine. first_run_page_faults and
 // run_page_faults count the process's page faults (minor and major) in the first run and in all
-// timed runs together.
+// timed runs together; first_run_sys_ms is the kernel's share of first_run_cpu_ms (page faults,
+// zeroing fresh pages, system calls) and first_run_fresh_mib the host memory it mapped
+// (base/host_memory.h: fresh memory, whose first touch the system time pays). With --top K the first run is profiled too and a second
+// table says which op types took longer in it than in the timed runs (tools/op_trace.h);
+// --profile-first FILE writes the first run's per-node trace.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include "tools/op_trace.h"
 #include "tools/process_clock.h"
 #include "tools/test_data.h"
+#include "vtensor/base/host_memory.h"
 
 namespace vt::cli {
 
@@ -33,6 +38,15 @@ nlohmann::json TopJson(const OpProfile& profile, int k, double run_ms) {
   for (const OpTypeTotal& t : SlowestOpTypes(profile.events(), k))
     out.push_back({{"op_type", t.op_type}, {"total_ms", t.total_ms}, {"count", t.count},
                    {"percent", run_ms > 0 ? 100.0 * t.total_ms / run_ms : 0.0}});
+  return out;
+}
+// --json form of the first-run table: [{"op_type", "first_ms", "steady_ms", "count"}].
+nlohmann::json FirstRunJson(const OpProfile& first, const OpProfile& timed, int runs, int k) {
+  nlohmann::json out = nlohmann::json::array();
+  if (k <= 0) return out;
+  for (const OpTypeFirstRun& t : FirstRunOpTypes(first.events(), timed.events(), runs, k))
+    out.push_back({{"op_type", t.op_type}, {"first_ms", t.first_ms}, {"steady_ms", t.steady_ms},
+                   {"count", t.count}});
   return out;
 }
 }  // namespace
@@ -53,13 +67,19 @@ int BenchCommand(const BenchArgs& a) {
   ReportLoad(a.session, **s);
   auto inputs = MakeInputs(**s, a.inputs);
   if (!inputs.ok()) return fail(inputs.status());
+  // --top / --profile-first: the first run records its nodes as well.
+  OpProfile first_profile;
+  OpProfile* first_prof = a.top > 0 || !a.profile_first.empty() ? &first_profile : nullptr;
+  const uint64_t mapped0 = GetHostMemoryStats().mapped_bytes;
   const int64_t faults0 = PageFaults();
-  const double fc = ThreadCpuMs();
+  const double fc = ThreadCpuMs(), fs = ThreadSysMs();
   const auto f0 = Clock::now();
-  if (auto r = (*s)->Run(*inputs); !r.ok()) return fail(r.status());
+  if (auto r = (*s)->Run(*inputs, first_prof); !r.ok()) return fail(r.status());
   const double first_ms = ms(Clock::now() - f0);
-  const double first_cpu_ms = ThreadCpuMs() - fc;
+  const double first_cpu_ms = ThreadCpuMs() - fc, first_sys_ms = ThreadSysMs() - fs;
   const int64_t first_faults = PageFaults() - faults0;
+  const double first_fresh_mib =
+      static_cast<double>(GetHostMemoryStats().mapped_bytes - mapped0) / (1 << 20);
   const char* start_clock = "";
   const double first_result_ms = MsSinceProcessStart(&start_clock);
   for (int i = 0; i < a.warmup; ++i)
@@ -90,25 +110,37 @@ int BenchCommand(const BenchArgs& a) {
   const double median = times[times.size() / 2], mean = sum / static_cast<double>(times.size());
   if (!a.profile_ops.empty())
     if (Status st = WriteChromeTrace(profile.events(), a.profile_ops); !st.ok()) return fail(st);
+  if (!a.profile_first.empty())
+    if (Status st = WriteChromeTrace(first_profile.events(), a.profile_first); !st.ok())
+      return fail(st);
+  const int runs = static_cast<int>(times.size());
   if (a.json) {
     PrintJson({{"model", a.model}, {"threads", a.threads}, {"session_create_ms", ms(t1 - t0)},
                {"first_run_ms", first_ms}, {"first_result_ms", first_result_ms},
                {"start_clock", start_clock}, {"runs", times.size()}, {"median_ms", median},
                {"p50_ms", pct(0.5)}, {"p90_ms", pct(0.9)}, {"p99_ms", pct(0.99)},
                {"min_ms", times.front()}, {"mean_ms", mean}, {"first_run_cpu_ms", first_cpu_ms},
-               {"median_cpu_ms", cpu[cpu.size() / 2]}, {"first_run_page_faults", first_faults},
-               {"run_page_faults", PageFaults() - faults1}, {"top_op_types", TopJson(profile, a.top, sum)}});
+               {"median_cpu_ms", cpu[cpu.size() / 2]}, {"first_run_sys_ms", first_sys_ms},
+               {"first_run_fresh_mib", first_fresh_mib},
+               {"first_run_page_faults", first_faults}, {"run_page_faults", PageFaults() - faults1},
+               {"top_op_types", TopJson(profile, a.top, sum)},
+               {"first_run_op_types", FirstRunJson(first_profile, profile, runs, a.top)}});
     return 0;
   }
   fmt::print("model: {}\nthreads: {}\nsession_create_ms: {:.3f}\nfirst_run_ms: {:.4f}\n"
              "first_result_ms: {:.3f}\nstart_clock: {}\nruns: {}\nmedian_ms: {:.4f}\n"
              "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
-             "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\n"
+             "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\nfirst_run_sys_ms: {:.4f}\n"
+             "first_run_fresh_mib: {:.2f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
              a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, start_clock, times.size(),
              median, pct(0.5), pct(0.9), pct(0.99), times.front(), mean, first_cpu_ms,
-             cpu[cpu.size() / 2], first_faults, PageFaults() - faults1);
-  if (a.top > 0) fmt::print("{}", FormatTopOpTypes(profile.events(), a.top, static_cast<int>(times.size()), sum));
+             cpu[cpu.size() / 2], first_sys_ms, first_fresh_mib, first_faults, PageFaults() - faults1);
+  if (a.top > 0) {
+    fmt::print("{}", FormatTopOpTypes(profile.events(), a.top, runs, sum));
+    fmt::print("{}", FormatFirstRunOpTypes(first_profile.events(), profile.events(), runs, a.top,
+                                           first_ms));
+  }
   return 0;
 }
 

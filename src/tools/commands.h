@@ -42,6 +42,7 @@ struct BenchArgs {
   bool json = false;
   std::string profile_ops;  // FILE: Chrome trace of the timed runs (tools/op_trace.h)
   int top = 0;              // > 0: print the K op types with the most self time
+  std::string profile_first;  // FILE: Chrome trace of the first run
   SessionFlags session;
 };
 int BenchCommand(const BenchArgs& a);

@@ -58,6 +58,12 @@ int64_t PageFaults() {
   return static_cast<int64_t>(u.ru_minflt) + u.ru_majflt;
 }
 
+double ThreadSysMs() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return static_cast<double>(u.ru_stime.tv_sec) * 1e3 + static_cast<double>(u.ru_stime.tv_usec) * 1e-3;
+}
+
 double ThreadCpuMs() { return Seconds(CLOCK_THREAD_CPUTIME_ID) * 1e3; }
 
 }  // namespace vt::cli

@@ -16,6 +16,12 @@ double MsSinceProcessStart(const char** clock_name);
 // CPU time of the calling thread in milliseconds (CLOCK_THREAD_CPUTIME_ID).
 double ThreadCpuMs();
 
+// System (kernel) CPU time of the calling thread in milliseconds (getrusage RUSAGE_THREAD:
+// page faults, zeroing of fresh pages, system calls). The kernel splits the thread's CPU time
+// into user and system time by scheduler-tick samples, so a difference of two readings means
+// something over tens of milliseconds, not below.
+double ThreadSysMs();
+
 // Page faults (minor + major) of this process so far (getrusage).
 int64_t PageFaults();
 

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 
@@ -60,8 +62,12 @@ CLI::App* AddBench(CLI::App& app, vt::cli::BenchArgs& bench) {
   cmd->add_flag("--json", bench.json, "the figures as JSON");
   cmd->add_option("--profile-ops", bench.profile_ops,
                   "write a per-node timing trace (Chrome trace JSON) of the timed runs to FILE");
-  cmd->add_option("--top", bench.top, "print the K op types with the most time in the timed runs")
+  cmd->add_option("--top", bench.top,
+                  "print the K op types with the most time in the timed runs, and those with the "
+                  "most extra time in the first run")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--profile-first", bench.profile_first,
+                  "write a per-node timing trace (Chrome trace JSON) of the first run to FILE");
   AddSessionFlags(cmd, &bench.session);
   return cmd;
 }
@@ -199,9 +205,9 @@ CLI::App* AddExport(CLI::App& app, vt::cli::ExportArgs& exp) {
   return cmd;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The CLI proper; main() only keeps an exception thrown while the parser is built from
+// escaping.
+int Main(int argc, char** argv) {
   CLI::App app{"vtensor: ONNX compiler and CPU inference runtime with virtual tensor layouts"};
   app.require_subcommand(1);
   vt::cli::RunArgs run;
@@ -260,6 +266,21 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "error: out of memory: the model asked for a tensor larger than memory\n");
     return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fputs("error: ", stderr);
+    std::fputs(e.what(), stderr);
+    std::fputs("\n", stderr);
+  } catch (...) {
+    std::fputs("error: unexpected exception\n", stderr);
   }
   return 2;
 }

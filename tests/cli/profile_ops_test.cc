@@ -23,7 +23,8 @@ class ProfileOps : public CliTest {
     AddFloatIO(g->add_output(), "y", {4, 32});
     *g->add_initializer() = FloatTensor("w", {16, 32}, std::vector<float>(16 * 32, 0.25f));
     *g->add_initializer() = FloatTensor("w2", {32}, std::vector<float>(32, -1.f));
-    auto node = [&](const char* name, const char* op, std::vector<const char*> in, const char* out) {
+    auto node = [&](const char* name, const char* op, const std::vector<const char*>& in,
+                    const char* out) {
       auto* n = g->add_node();
       n->set_name(name);
       n->set_op_type(op);
@@ -84,6 +85,39 @@ TEST_F(ProfileOps, BenchTopAndTrace) {
   EXPECT_GT(b["top_op_types"][0]["percent"].get<double>(), 0.0);
   EXPECT_LE(b["top_op_types"][0]["percent"].get<double>(), 100.0);
   EXPECT_EQ(Vtensor({"bench", m, "--top", "0"}).Describe(), "exit 2");
+}
+
+// The first run profiled on its own: its trace holds one run's nodes, the first-run table and
+// its JSON list op types seen in both profiles.
+TEST_F(ProfileOps, BenchFirstRunTableAndTrace) {
+  std::string m = WriteModel3();
+  auto r = Vtensor({"bench", m, "--runs", "3", "--top", "3", "--profile-first", Path("f.json")});
+  EXPECT_EXIT_WITH(r, 0, "self time above the timed runs' mean");
+  EXPECT_NE(r.output.find("extra_ms"), std::string::npos) << r.output;
+  const nlohmann::json t = ReadJson(Path("f.json"));
+  ASSERT_FALSE(t.is_discarded());
+  ASSERT_GE(t["traceEvents"].size(), 1u);
+  EXPECT_LE(t["traceEvents"].size(), 3u);  // one run of at most three nodes
+  auto j = Vtensor({"bench", m, "--runs", "2", "--top", "5", "--json"});
+  const nlohmann::json b = nlohmann::json::parse(j.output, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << j.output;
+  ASSERT_EQ(b["first_run_op_types"].size(), b["top_op_types"].size());
+  for (const auto& e : b["first_run_op_types"]) {
+    EXPECT_EQ(e["count"].get<int>() * 2, [&] {
+      for (const auto& top : b["top_op_types"])
+        if (top["op_type"] == e["op_type"]) return top["count"].get<int>();
+      return -1;
+    }()) << e.dump();
+    EXPECT_GE(e["first_ms"].get<double>(), 0.0);
+    EXPECT_GE(e["steady_ms"].get<double>(), 0.0);
+  }
+  // Tick-sampled (tools/process_clock.h): only its presence and sign are certain.
+  EXPECT_GE(b["first_run_sys_ms"].get<double>(), 0.0);
+  EXPECT_GE(b["first_run_fresh_mib"].get<double>(), 0.0);
+  auto plain = Vtensor({"bench", m, "--runs", "2", "--json"});
+  const nlohmann::json p = nlohmann::json::parse(plain.output, nullptr, false);
+  ASSERT_FALSE(p.is_discarded()) << plain.output;
+  EXPECT_TRUE(p["first_run_op_types"].empty());
 }
 
 }  // namespace

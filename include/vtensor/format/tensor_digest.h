@@ -36,7 +36,8 @@ std::optional<DigestAlgorithm> DigestAlgorithmFromName(std::string_view name);
 // Digest length in bytes (32 for both).
 size_t DigestLength(DigestAlgorithm a);
 
-// Incremental digest over any supported algorithm.
+// Incremental digest over any supported algorithm. sha256 uses OpenSSL's libcrypto, loaded on
+// the first sha256 Digester of the process (not linked: see docs/benchmarks.md, "Process start").
 class Digester {
  public:
   explicit Digester(DigestAlgorithm a);
@@ -44,8 +45,9 @@ class Digester {
   Digester(const Digester&) = delete;
   Digester& operator=(const Digester&) = delete;
   void Update(const void* data, size_t n);
-  // Raw digest bytes (DigestLength bytes). Call once.
-  std::string Finish();
+  // Raw digest bytes (DigestLength bytes). Call once. Errors: FailedPrecondition when sha256's
+  // library cannot be loaded (naming it and dlerror's reason) or OpenSSL fails.
+  Expected<std::string> Finish();
 
  private:
   struct Impl;

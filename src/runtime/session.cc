@@ -9,7 +9,9 @@
 #include "exec/graph_runner.h"
 #include "vtensor/base/code_pages.h"
 #include "vtensor/passes/pass.h"
+#include "runtime/session_alignment.h"
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/format/model_skeleton.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session_plan.h"
@@ -108,7 +110,12 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   if (plan.graph) {
     s->model_.graph = std::move(plan.graph);
     s->binds_dim_params_ = plan.binds_dim_params;
+    // Weights the compiled entries stand for stay unread views of the file.
+    AlignGraphTensors(*s->model_.graph,
+                      PackedOnlyWeights(*s->model_.graph, compiled.get(), opts.isa, opts.profile));
   } else {
+    // The passes may read any tensor.
+    AlignGraphTensors(*s->model_.graph, {});
     RunPassesOptions pass_opts;
     pass_opts.report = [&s, &clock](const Pass& pass) {
       if (pass.rewrites() > 0 && pass.relies_on_dim_params()) s->binds_dim_params_ = true;
@@ -156,15 +163,18 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
   std::vector<LoadPhase> phases;
   PhaseClock clock(&phases);
-  // One parse gives the ModelProto and the compiled-tensor fields.
+  // One scan gives the ModelProto's skeleton (large payloads stay in the mapped file) and the
+  // compiled-tensor fields.
   VT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
   if (file->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
-  VT_ASSIGN_OR_RETURN(ParsedModel p, ParseForSession(file->data(), file->size(), path));
-  file.reset();
+  VT_ASSIGN_OR_RETURN(ModelSkeleton p, ParseModelSkeleton(std::move(file), path, true));
   clock.Mark("parse");
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
+  io.elided = p.elided;
+  io.keep_misaligned = true;  // CreateTimed aligns what the session reads
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
+  p.proto.reset();
   clock.Mark("import");
   if (!opts.cache.enabled) p.ext = nullptr;
   VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));

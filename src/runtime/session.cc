@@ -90,7 +90,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
 
 Expected<std::unique_ptr<Session>> Session::CreateTimed(
     Model model, const SessionOptions& opts,
-    std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases) {
+    std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases,
+    PlanLookup* looked_up) {
   PhaseClock clock(&phases);
   if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
   if (!opts.prepare_only && !IsaSupported(opts.isa))
@@ -104,9 +105,10 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   s->opts_ = opts;
   s->pools_ = std::make_unique<BufferPools>();
   // A session plan that hits stands for the passes (runtime/session_plan.h).
-  PlanLookup plan = LookupSessionPlan(s->model_, compiled, opts);
+  PlanLookup plan =
+      looked_up != nullptr ? std::move(*looked_up) : LookupSessionPlan(s->model_, compiled, opts);
   s->plan_report_ = std::move(plan.report);
-  clock.Mark("session plan");
+  if (looked_up == nullptr) clock.Mark("session plan");
   if (plan.graph) {
     s->model_.graph = std::move(plan.graph);
     s->binds_dim_params_ = plan.binds_dim_params;
@@ -173,11 +175,29 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   io.infer_shapes = false;  // the runtime binds shapes at run time
   io.elided = p.elided;
   io.keep_misaligned = true;  // CreateTimed aligns what the session reads
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
-  p.proto.reset();
-  clock.Mark("import");
   if (!opts.cache.enabled) p.ext = nullptr;
-  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
+  std::unique_ptr<Session> s;
+  // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
+  // to: the other nodes are not imported (docs/compiled-tensors.md "Loading rules").
+  if (p.ext != nullptr && p.ext->session_plans_size() > 0 &&
+      opts.cache.verify == VerifyPolicy::kMemo) {
+    ImportOptions sources = io;
+    sources.sources_only = true;
+    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
+    clock.Mark("import sources");
+    PlanLookup plan = LookupSessionPlan(m, p.ext, opts, /*sources_only=*/true);
+    if (plan.graph) {
+      clock.Mark("session plan");
+      p.proto.reset();
+      VT_ASSIGN_OR_RETURN(s, CreateTimed(std::move(m), opts, p.ext, std::move(phases), &plan));
+    }
+  }
+  if (s == nullptr) {
+    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
+    p.proto.reset();
+    clock.Mark("import");
+    VT_ASSIGN_OR_RETURN(s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
+  }
   if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
   // Create had no entries to warn about; the unreadable extension is said here.
   if (!s->extension_error_.empty()) s->WarnCacheMisses();

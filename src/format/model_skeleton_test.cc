@@ -106,7 +106,7 @@ class ModelSkeletonTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string Write(const std::string& bytes) {
-    const std::string path = dir_ + "/m.onnx";
+    std::string path = dir_ + "/m.onnx";
     EXPECT_TRUE(WriteFileAtomic(path, bytes).ok());
     return path;
   }

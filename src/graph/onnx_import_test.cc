@@ -95,8 +95,8 @@ void Tensors(const Graph& g, const std::string& at, std::map<std::string, Tensor
   for (const auto& [name, t] : g.initializers) (*out)[at + name] = t;
   for (const Node& n : g.nodes)
     for (const auto& [name, a] : n.attrs) {
-      if (a.t.defined()) (*out)[at + n.name + "." + name] = a.t;
-      if (a.g) Tensors(*a.g, at + n.name + "/", out);
+      if (a.t.defined()) (*out)[std::string(at).append(n.name).append(".").append(name)] = a.t;
+      if (a.g) Tensors(*a.g, std::string(at).append(n.name).append("/"), out);
     }
 }
 

@@ -160,9 +160,9 @@ void Session::WarnCacheMisses() const {
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
-                                               const SessionOptions& options) {
-  SessionOptions opts = options;
-  opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
+                                               const SessionOptions& opts) {
+  SessionOptions load_opts = opts;
+  load_opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
   std::vector<LoadPhase> phases;
   PhaseClock clock(&phases);
   // One scan gives the ModelProto's skeleton (large payloads stay in the mapped file) and the
@@ -175,33 +175,36 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   io.infer_shapes = false;  // the runtime binds shapes at run time
   io.elided = p.elided;
   io.keep_misaligned = true;  // CreateTimed aligns what the session reads
-  if (!opts.cache.enabled) p.ext = nullptr;
-  std::unique_ptr<Session> s;
+  if (!load_opts.cache.enabled) p.ext = nullptr;
+  // Create had no entries to warn about; the unreadable extension is said here.
+  auto finish = [&](std::unique_ptr<Session> s) -> Expected<std::unique_ptr<Session>> {
+    if (load_opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
+    if (!s->extension_error_.empty()) s->WarnCacheMisses();
+    return s;
+  };
   // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
   // to: the other nodes are not imported (docs/compiled-tensors.md "Loading rules").
   if (p.ext != nullptr && p.ext->session_plans_size() > 0 &&
-      opts.cache.verify == VerifyPolicy::kMemo) {
+      load_opts.cache.verify == VerifyPolicy::kMemo) {
     ImportOptions sources = io;
     sources.sources_only = true;
     VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
     clock.Mark("import sources");
-    PlanLookup plan = LookupSessionPlan(m, p.ext, opts, /*sources_only=*/true);
+    PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, /*sources_only=*/true);
     if (plan.graph) {
       clock.Mark("session plan");
       p.proto.reset();
-      VT_ASSIGN_OR_RETURN(s, CreateTimed(std::move(m), opts, p.ext, std::move(phases), &plan));
+      VT_ASSIGN_OR_RETURN(auto s,
+                          CreateTimed(std::move(m), load_opts, p.ext, std::move(phases), &plan));
+      return finish(std::move(s));
     }
   }
-  if (s == nullptr) {
-    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
-    p.proto.reset();
-    clock.Mark("import");
-    VT_ASSIGN_OR_RETURN(s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
-  }
-  if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
-  // Create had no entries to warn about; the unreadable extension is said here.
-  if (!s->extension_error_.empty()) s->WarnCacheMisses();
-  return s;
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
+  p.proto.reset();
+  clock.Mark("import");
+  VT_ASSIGN_OR_RETURN(auto s,
+                      CreateTimed(std::move(m), load_opts, std::move(p.ext), std::move(phases)));
+  return finish(std::move(s));
 }
 
 Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size_t size,
@@ -272,10 +275,12 @@ Status CheckDimParams(const std::vector<const GraphIO*>& real,
       if (p.empty()) continue;
       auto [it, fresh] = bound.emplace(p, std::make_pair(x.dim(static_cast<int>(d)), real[i]->name));
       if (!fresh && it->second.first != x.dim(static_cast<int>(d)))
-        return InvalidArgument(file + ": input '" + real[i]->name + "' dim " + std::to_string(d) +
-                               " is " + std::to_string(x.dim(static_cast<int>(d))) +
-                               " but dimension '" + p + "' is " + std::to_string(it->second.first) +
-                               " in input '" + it->second.second + "'");
+        return InvalidArgument(std::string(file).append(": input '").append(real[i]->name)
+                                   .append("' dim ").append(std::to_string(d)).append(" is ")
+                                   .append(std::to_string(x.dim(static_cast<int>(d))))
+                                   .append(" but dimension '").append(p).append("' is ")
+                                   .append(std::to_string(it->second.first))
+                                   .append(" in input '").append(it->second.second).append("'"));
     }
   }
   return Status::Ok();
@@ -341,22 +346,25 @@ Expected<std::vector<Value>> Session::RunNamed(
     size_t k = 0;
     while (k < real.size() && real[k]->name != name) ++k;
     if (k == real.size())
-      return InvalidArgument(file + ": no input named '" + name + "' (inputs: " +
-                             InputNames() + ")");
+      return InvalidArgument(std::string(file).append(": no input named '").append(name)
+                                 .append("' (inputs: ").append(InputNames()).append(")"));
     if (ptrs[k] != nullptr)
-      return InvalidArgument(file + ": input '" + name + "' is given twice");
+      return InvalidArgument(std::string(file).append(": input '").append(name)
+                                 .append("' is given twice"));
     ptrs[k] = &value;
   }
   for (size_t k = 0; k < real.size(); ++k)
-    if (ptrs[k] == nullptr) return InvalidArgument(file + ": input '" + real[k]->name + "' is missing");
+    if (ptrs[k] == nullptr)
+      return InvalidArgument(std::string(file).append(": input '").append(real[k]->name)
+                                 .append("' is missing"));
   std::vector<size_t> picks;
   const auto& outs = outputs();
   for (const std::string& name : output_names) {
     size_t k = 0;
     while (k < outs.size() && outs[k].name != name) ++k;
     if (k == outs.size())
-      return InvalidArgument(file + ": no output named '" + name + "' (outputs: " +
-                             OutputNames() + ")");
+      return InvalidArgument(std::string(file).append(": no output named '").append(name)
+                                 .append("' (outputs: ").append(OutputNames()).append(")"));
     picks.push_back(k);
   }
   VT_ASSIGN_OR_RETURN(std::vector<Value> all, RunInputs(ptrs));

@@ -214,7 +214,9 @@ PlanLookup LookupSessionPlan(const Model& source,
       !plan_graph->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
     return miss({MissReason::kBadPlan, "the payload's graph is not a PlanGraphProto"}), out;
   const std::shared_ptr<const void> holder(arena, plan_graph);
-  TensorContext ctx{source.path, nullptr, holder};
+  TensorContext ctx;
+  ctx.file = source.path;
+  ctx.owner = holder;
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
   auto g = GraphFromPlan(*plan_graph, SourceTensors(*source.graph), blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;

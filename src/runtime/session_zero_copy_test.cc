@@ -16,7 +16,7 @@
 namespace vt {
 namespace {
 
-onnx::TensorProto RawFloats(const std::string& name, std::vector<int64_t> dims) {
+onnx::TensorProto RawFloats(const std::string& name, const std::vector<int64_t>& dims) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx::TensorProto::FLOAT);
@@ -31,7 +31,7 @@ onnx::TensorProto RawFloats(const std::string& name, std::vector<int64_t> dims) 
   return t;
 }
 
-void Io(onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
+void Io(onnx::ValueInfoProto* v, const std::string& name, const std::vector<int64_t>& dims) {
   v->set_name(name);
   auto* tt = v->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx::TensorProto::FLOAT);

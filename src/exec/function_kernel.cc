@@ -159,7 +159,8 @@ class FunctionKernel : public OpKernel {
     fm.opsets = model_.opsets;
     for (const auto& os : body->opset_import()) fm.opsets[os.domain() == "ai.onnx" ? "" : os.domain()] = os.version();
     if (body->opset_import_size() == 0) fm.opsets[node_.domain] = node_.opset;
-    TensorContext tctx{model_.path, nullptr, nullptr};
+    TensorContext tctx;
+    tctx.file = model_.path;
     VT_ASSIGN_OR_RETURN(auto g, ImportGraph(gp, fm, nullptr, tctx));
     // Inputs the body never reads still occupy positions; keep positional mapping.
     std::vector<GraphIO> all_inputs;

@@ -2,11 +2,14 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <vector>
 
+#include "vtensor/format/model_skeleton.h"
 #include "vtensor/layout/nibble_pack.h"
+#include "vtensor/tensor/natural_alignment.h"
 
 namespace vt {
 
@@ -131,17 +134,44 @@ Expected<Tensor> ExternalTensor(const onnx::TensorProto& tp, const TensorContext
   return t;
 }
 
+Status RawDataSize(size_t have, const ProtoHeader& h) {
+  if (have == h.file_bytes) return Status::Ok();
+  return InvalidArgument(h.where + ": field raw_data: " + std::to_string(have) +
+                         " bytes, expected " + std::to_string(h.file_bytes) + " for " +
+                         DTypeName(h.dt) + ShapeToString(h.shape) +
+                         (IsSubByteDType(h.dt) ? " (packed two per byte)" : ""));
+}
+
+// raw_data a skeleton parse left in the mapped file (format/model_skeleton.h): a view of the
+// mapping when aligned to its element type (or the context aligns later), else a copy.
+Expected<Tensor> ElidedTensor(const onnx::TensorProto& tp, const TensorContext& ctx,
+                              const ProtoHeader& h, const ElidedPayloads::Span& span) {
+  VT_RETURN_IF_ERROR(RawDataSize(static_cast<size_t>(span.length), h));
+  const std::shared_ptr<MappedFile>& file = ctx.elided->file();
+  const uint8_t* at = file->data() + span.offset;
+  if (IsSubByteDType(h.dt)) return UnpackedTensor(tp, h, at);
+  Tensor t;
+  if (ctx.keep_misaligned || reinterpret_cast<uintptr_t>(at) % NaturalAlignment(h.dt) == 0) {
+    t = Tensor(h.dt, Layout::Contiguous(h.shape),
+               Storage::FromMap(file, static_cast<size_t>(span.offset), h.bytes));
+  } else {
+    t = Tensor::Empty(h.dt, h.shape);
+    if (h.bytes) std::memcpy(t.raw_mutable_data(), at, h.bytes);
+  }
+  t.set_name(tp.name());
+  return t;
+}
+
 // raw_data: borrowed from the message when the context owns it and the tensor is large,
 // copied otherwise. Errors: string tensors, a byte count other than the shape's.
 Expected<Tensor> RawDataTensor(const onnx::TensorProto& tp, const TensorContext& ctx,
                                const ProtoHeader& h) {
   if (h.dt == DType::kString)
     return InvalidArgument(h.where + ": field raw_data: string tensors must use string_data");
-  if (tp.raw_data().size() != h.file_bytes)
-    return InvalidArgument(h.where + ": field raw_data: " + std::to_string(tp.raw_data().size()) +
-                           " bytes, expected " + std::to_string(h.file_bytes) + " for " +
-                           DTypeName(h.dt) + ShapeToString(h.shape) +
-                           (IsSubByteDType(h.dt) ? " (packed two per byte)" : ""));
+  if (ctx.elided != nullptr)
+    if (const ElidedPayloads::Span* span = ctx.elided->Find(tp.raw_data()))
+      return ElidedTensor(tp, ctx, h, *span);
+  VT_RETURN_IF_ERROR(RawDataSize(tp.raw_data().size(), h));
   if (IsSubByteDType(h.dt))
     return UnpackedTensor(tp, h, reinterpret_cast<const uint8_t*>(tp.raw_data().data()));
   if (ctx.owner && h.bytes >= kBorrowMinBytes) {

@@ -9,6 +9,7 @@
 #include "vtensor/base/page_memory.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/tensor_digest.h"
+#include "vtensor/tensor/natural_alignment.h"
 
 namespace vt {
 
@@ -145,7 +146,9 @@ std::optional<bool> WeightCache::CompareFirstLoad(Entry& e, const Tensor& tensor
   // Both are read once, in order: map their pages in one call each, not fault by fault.
   if (mapped) PrefaultMappedPages(tensor.raw_data(), tensor.nbytes());
   PrefaultMappedPages(e.payload.data, e.payload.size);
-  auto same = CompareWithFreshPack(tensor, form, e.payload.data, e.payload.size);
+  // The pack reads elements through typed pointers: a view of the file at an odd offset is
+  // copied first (tensor/natural_alignment.h).
+  auto same = CompareWithFreshPack(NaturallyAligned(tensor), form, e.payload.data, e.payload.size);
   if (mapped) ReleaseMappedPages(tensor.raw_data(), tensor.nbytes());
   if (!same) return std::nullopt;
   return same->ok() && **same;

@@ -2,6 +2,7 @@
 
 #include "vtensor/base/file.h"
 #include "vtensor/base/page_memory.h"
+#include "vtensor/tensor/natural_alignment.h"
 
 namespace vt {
 
@@ -29,7 +30,9 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
       const bool mapped = w.storage() && w.storage()->mapped_file();
       // The pack reads every source page once: map them in one call, not fault by fault.
       if (mapped) PrefaultMappedPages(w.raw_data(), w.nbytes());
-      auto packed = PackWeightForm(w, p.form);
+      // Packers read elements through typed pointers: a view of the model file at an odd
+      // offset is packed from an aligned copy (tensor/natural_alignment.h).
+      auto packed = PackWeightForm(NaturallyAligned(w), p.form);
       if (!packed.ok())
         return packed.take_status().WithContext(node.Describe() + ": weight '" + name + "'");
       p.bytes = std::move(*packed);

@@ -1,6 +1,8 @@
 #include "vtensor/graph/onnx_import.h"
 
+#include "vtensor/format/model_skeleton.h"
 #include "vtensor/format/tensor_proto.h"
+#include "vtensor/tensor/natural_alignment.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/onnx-data.pb.h>
@@ -115,7 +117,8 @@ Status ImportAttribute(const onnx::AttributeProto& ap, const Model& model, const
       a->type = T::kSparseTensor;
       const auto& sp = ap.sparse_tensor();
       VT_ASSIGN_OR_RETURN(Tensor values, TensorFromProto(sp.values(), ctx));
-      VT_ASSIGN_OR_RETURN(Tensor indices, TensorFromProto(sp.indices(), ctx));
+      VT_ASSIGN_OR_RETURN(Tensor indices_in, TensorFromProto(sp.indices(), ctx));
+      const Tensor indices = NaturallyAligned(indices_in);  // read as int64 below
       Shape shape(sp.dims().begin(), sp.dims().end());
       for (int64_t d : shape)
         if (d < 0 || d > kMaxTensorElements) return InvalidArgument("sparse_tensor: bad dims");
@@ -173,13 +176,9 @@ Status ImportAttribute(const onnx::AttributeProto& ap, const Model& model, const
   return Status::Ok();
 }
 
-}  // namespace
-
-Expected<std::shared_ptr<Graph>> ImportGraph(const onnx::GraphProto& gp, const Model& model,
-                                             const Graph* parent, TensorContext& ctx) {
-  auto g = std::make_shared<Graph>();
-  g->name = gp.name();
-  g->parent = parent;
+// The initializers and sparse initializers of `gp` into `g`.
+Status ImportInitializers(const onnx::GraphProto& gp, const Model& model, Graph* g,
+                          TensorContext& ctx) {
   for (const auto& init : gp.initializer()) {
     if (init.name().empty())
       return InvalidArgument(ctx.file + ": graph '" + gp.name() + "': initializer with empty name");
@@ -200,10 +199,37 @@ Expected<std::shared_ptr<Graph>> ImportGraph(const onnx::GraphProto& gp, const M
     ap.set_type(onnx::AttributeProto::SPARSE_TENSOR);
     *ap.mutable_sparse_tensor() = sp;
     Attribute a;
-    VT_RETURN_IF_ERROR(ImportAttribute(ap, model, g.get(), ctx, &a));
+    VT_RETURN_IF_ERROR(ImportAttribute(ap, model, g, ctx, &a));
     a.t.set_name(sp.values().name());
     g->initializers[sp.values().name()] = a.t;
   }
+  return Status::Ok();
+}
+
+// ImportOptions::sources_only: the initializers and the Constant nodes of the main graph.
+Expected<std::shared_ptr<Graph>> ImportSources(const onnx::GraphProto& gp, const Model& model,
+                                               TensorContext& ctx) {
+  auto g = std::make_shared<Graph>();
+  g->name = gp.name();
+  VT_RETURN_IF_ERROR(ImportInitializers(gp, model, g.get(), ctx));
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const onnx::NodeProto& np = gp.node(i);
+    if (np.op_type() != "Constant" || !NormDomain(np.domain()).empty()) continue;
+    Node n;
+    VT_RETURN_IF_ERROR(ImportNode(np, model, g.get(), ctx, static_cast<size_t>(i), &n));
+    g->nodes.push_back(std::move(n));
+  }
+  return g;
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<Graph>> ImportGraph(const onnx::GraphProto& gp, const Model& model,
+                                             const Graph* parent, TensorContext& ctx) {
+  auto g = std::make_shared<Graph>();
+  g->name = gp.name();
+  g->parent = parent;
+  VT_RETURN_IF_ERROR(ImportInitializers(gp, model, g.get(), ctx));
   for (const auto& vi : gp.input()) {
     GraphIO io{vi.name(), TensorSpec(TypeFromProto(vi.type()))};
     g->values[vi.name()] = io.spec;
@@ -329,7 +355,12 @@ Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string
   }
 
   ExternalDataResolver resolver(DirName(path.empty() ? std::string("./x") : path));
-  TensorContext ctx{path, &resolver, mp == &mp_in ? std::move(owner) : nullptr};
+  TensorContext ctx{path, &resolver, mp == &mp_in ? std::move(owner) : nullptr, opts.elided,
+                    opts.keep_misaligned};
+  if (opts.sources_only) {
+    VT_ASSIGN_OR_RETURN(m.graph, ImportSources(mp->graph(), m, ctx));
+    return m;
+  }
   VT_ASSIGN_OR_RETURN(m.graph, ImportGraph(mp->graph(), m, nullptr, ctx));
 
   if (opts.infer_shapes) {
@@ -365,8 +396,12 @@ Expected<Model> ImportModel(std::shared_ptr<const onnx::ModelProto> mp, const st
 }
 
 Expected<Model> LoadModel(const std::string& path, const ImportOptions& opts) {
-  VT_ASSIGN_OR_RETURN(auto mp, ParseModelFile(path));
-  return ImportModel(std::shared_ptr<const onnx::ModelProto>(std::move(mp)), path, opts);
+  VT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
+  if (file->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
+  VT_ASSIGN_OR_RETURN(ModelSkeleton sk, ParseModelSkeleton(std::move(file), path, false));
+  ImportOptions io = opts;
+  io.elided = sk.elided;
+  return ImportModel(*sk.proto, path, io);
 }
 
 namespace {
@@ -396,7 +431,8 @@ Expected<Value> ValueFromSequenceProto(const onnx::SequenceProto& sp, const Tens
 
 Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected) {
   VT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
-  TensorContext ctx{path, nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = path;
   const TypeInfo* t = &expected;
   bool optional = false;
   if (t->kind == TypeInfo::Kind::kOptional && t->inner) {

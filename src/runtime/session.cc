@@ -9,7 +9,9 @@
 #include "exec/graph_runner.h"
 #include "vtensor/base/code_pages.h"
 #include "vtensor/passes/pass.h"
+#include "runtime/session_alignment.h"
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/format/model_skeleton.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session_plan.h"
@@ -88,7 +90,8 @@ Expected<std::unique_ptr<Session>> Session::Create(
 
 Expected<std::unique_ptr<Session>> Session::CreateTimed(
     Model model, const SessionOptions& opts,
-    std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases) {
+    std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases,
+    PlanLookup* looked_up) {
   PhaseClock clock(&phases);
   if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
   if (!opts.prepare_only && !IsaSupported(opts.isa))
@@ -102,13 +105,19 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   s->opts_ = opts;
   s->pools_ = std::make_unique<BufferPools>();
   // A session plan that hits stands for the passes (runtime/session_plan.h).
-  PlanLookup plan = LookupSessionPlan(s->model_, compiled, opts);
+  PlanLookup plan =
+      looked_up != nullptr ? std::move(*looked_up) : LookupSessionPlan(s->model_, compiled, opts);
   s->plan_report_ = std::move(plan.report);
-  clock.Mark("session plan");
+  if (looked_up == nullptr) clock.Mark("session plan");
   if (plan.graph) {
     s->model_.graph = std::move(plan.graph);
     s->binds_dim_params_ = plan.binds_dim_params;
+    // Weights the compiled entries stand for stay unread views of the file.
+    AlignGraphTensors(*s->model_.graph,
+                      PackedOnlyWeights(*s->model_.graph, compiled.get(), opts.isa, opts.profile));
   } else {
+    // The passes may read any tensor.
+    AlignGraphTensors(*s->model_.graph, {});
     RunPassesOptions pass_opts;
     pass_opts.report = [&s, &clock](const Pass& pass) {
       if (pass.rewrites() > 0 && pass.relies_on_dim_params()) s->binds_dim_params_ = true;
@@ -151,27 +160,51 @@ void Session::WarnCacheMisses() const {
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
-                                               const SessionOptions& options) {
-  SessionOptions opts = options;
-  opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
+                                               const SessionOptions& opts) {
+  SessionOptions load_opts = opts;
+  load_opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
   std::vector<LoadPhase> phases;
   PhaseClock clock(&phases);
-  // One parse gives the ModelProto and the compiled-tensor fields.
+  // One scan gives the ModelProto's skeleton (large payloads stay in the mapped file) and the
+  // compiled-tensor fields.
   VT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
   if (file->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
-  VT_ASSIGN_OR_RETURN(ParsedModel p, ParseForSession(file->data(), file->size(), path));
-  file.reset();
+  VT_ASSIGN_OR_RETURN(ModelSkeleton p, ParseModelSkeleton(std::move(file), path, true));
   clock.Mark("parse");
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
-  clock.Mark("import");
-  if (!opts.cache.enabled) p.ext = nullptr;
-  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
-  if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
+  io.elided = p.elided;
+  io.keep_misaligned = true;  // CreateTimed aligns what the session reads
+  if (!load_opts.cache.enabled) p.ext = nullptr;
   // Create had no entries to warn about; the unreadable extension is said here.
-  if (!s->extension_error_.empty()) s->WarnCacheMisses();
-  return s;
+  auto finish = [&](std::unique_ptr<Session> s) -> Expected<std::unique_ptr<Session>> {
+    if (load_opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
+    if (!s->extension_error_.empty()) s->WarnCacheMisses();
+    return s;
+  };
+  // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
+  // to: the other nodes are not imported (docs/compiled-tensors.md "Loading rules").
+  if (p.ext != nullptr && p.ext->session_plans_size() > 0 &&
+      load_opts.cache.verify == VerifyPolicy::kMemo) {
+    ImportOptions sources = io;
+    sources.sources_only = true;
+    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
+    clock.Mark("import sources");
+    PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, /*sources_only=*/true);
+    if (plan.graph) {
+      clock.Mark("session plan");
+      p.proto.reset();
+      VT_ASSIGN_OR_RETURN(auto s,
+                          CreateTimed(std::move(m), load_opts, p.ext, std::move(phases), &plan));
+      return finish(std::move(s));
+    }
+  }
+  VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
+  p.proto.reset();
+  clock.Mark("import");
+  VT_ASSIGN_OR_RETURN(auto s,
+                      CreateTimed(std::move(m), load_opts, std::move(p.ext), std::move(phases)));
+  return finish(std::move(s));
 }
 
 Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size_t size,
@@ -242,10 +275,12 @@ Status CheckDimParams(const std::vector<const GraphIO*>& real,
       if (p.empty()) continue;
       auto [it, fresh] = bound.emplace(p, std::make_pair(x.dim(static_cast<int>(d)), real[i]->name));
       if (!fresh && it->second.first != x.dim(static_cast<int>(d)))
-        return InvalidArgument(file + ": input '" + real[i]->name + "' dim " + std::to_string(d) +
-                               " is " + std::to_string(x.dim(static_cast<int>(d))) +
-                               " but dimension '" + p + "' is " + std::to_string(it->second.first) +
-                               " in input '" + it->second.second + "'");
+        return InvalidArgument(std::string(file).append(": input '").append(real[i]->name)
+                                   .append("' dim ").append(std::to_string(d)).append(" is ")
+                                   .append(std::to_string(x.dim(static_cast<int>(d))))
+                                   .append(" but dimension '").append(p).append("' is ")
+                                   .append(std::to_string(it->second.first))
+                                   .append(" in input '").append(it->second.second).append("'"));
     }
   }
   return Status::Ok();
@@ -311,22 +346,25 @@ Expected<std::vector<Value>> Session::RunNamed(
     size_t k = 0;
     while (k < real.size() && real[k]->name != name) ++k;
     if (k == real.size())
-      return InvalidArgument(file + ": no input named '" + name + "' (inputs: " +
-                             InputNames() + ")");
+      return InvalidArgument(std::string(file).append(": no input named '").append(name)
+                                 .append("' (inputs: ").append(InputNames()).append(")"));
     if (ptrs[k] != nullptr)
-      return InvalidArgument(file + ": input '" + name + "' is given twice");
+      return InvalidArgument(std::string(file).append(": input '").append(name)
+                                 .append("' is given twice"));
     ptrs[k] = &value;
   }
   for (size_t k = 0; k < real.size(); ++k)
-    if (ptrs[k] == nullptr) return InvalidArgument(file + ": input '" + real[k]->name + "' is missing");
+    if (ptrs[k] == nullptr)
+      return InvalidArgument(std::string(file).append(": input '").append(real[k]->name)
+                                 .append("' is missing"));
   std::vector<size_t> picks;
   const auto& outs = outputs();
   for (const std::string& name : output_names) {
     size_t k = 0;
     while (k < outs.size() && outs[k].name != name) ++k;
     if (k == outs.size())
-      return InvalidArgument(file + ": no output named '" + name + "' (outputs: " +
-                             OutputNames() + ")");
+      return InvalidArgument(std::string(file).append(": no output named '").append(name)
+                                 .append("' (outputs: ").append(OutputNames()).append(")"));
     picks.push_back(k);
   }
   VT_ASSIGN_OR_RETURN(std::vector<Value> all, RunInputs(ptrs));

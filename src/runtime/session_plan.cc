@@ -1,5 +1,7 @@
 #include "vtensor/runtime/session_plan.h"
 
+#include <google/protobuf/arena.h>
+
 #include <algorithm>
 #include <limits>
 #include <set>
@@ -153,7 +155,7 @@ std::set<std::string> MemoFiles(const Model& source, const PlanBytes& b) {
 
 PlanLookup LookupSessionPlan(const Model& source,
                              const std::shared_ptr<const vtensor::ModelExtension>& ext,
-                             const SessionOptions& opts) {
+                             const SessionOptions& opts, bool sources_only) {
   PlanLookup out;
   CacheEntryReport& r = out.report;
   r.type_name = kSessionPlanTypeName;
@@ -195,6 +197,7 @@ PlanLookup LookupSessionPlan(const Model& source,
     }
   }
   if (!r.memo) {
+    if (sources_only) return PlanLookup{};
     if (auto m = VerifyPlan(plan, bytes, *source.graph, policy)) return miss(*m), out;
     r.verified = policy != VerifyPolicy::kNever;
   }
@@ -203,13 +206,19 @@ PlanLookup LookupSessionPlan(const Model& source,
     return miss({MissReason::kBadPlan, "graph_offset " + std::to_string(at) + " outside the " +
                                            std::to_string(bytes.size) + "-byte payload"}), out;
   const size_t graph_bytes = bytes.size - static_cast<size_t>(at);
-  auto holder = std::make_shared<vtensor::PlanGraphProto>();
+  // On an arena: the plan graph's thousands of small messages cost one allocation per block,
+  // and are freed at once when the graph has been read.
+  auto arena = std::make_shared<google::protobuf::Arena>();
+  auto* plan_graph = google::protobuf::Arena::CreateMessage<vtensor::PlanGraphProto>(arena.get());
   if (graph_bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !holder->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
+      !plan_graph->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
     return miss({MissReason::kBadPlan, "the payload's graph is not a PlanGraphProto"}), out;
-  TensorContext ctx{source.path, nullptr, holder};
+  const std::shared_ptr<const void> holder(arena, plan_graph);
+  TensorContext ctx;
+  ctx.file = source.path;
+  ctx.owner = holder;
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
-  auto g = GraphFromPlan(*holder, SourceTensors(*source.graph), blobs, nullptr, ctx);
+  auto g = GraphFromPlan(*plan_graph, SourceTensors(*source.graph), blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
   out.graph = std::move(*g);
   out.binds_dim_params = plan.binds_dim_params();

@@ -37,12 +37,20 @@ class ExternalDataResolver {
   std::map<std::string, std::shared_ptr<MappedFile>> files_;
 };
 
+class ElidedPayloads;  // format/model_skeleton.h
+
 struct TensorContext {
   std::string file;  // for messages
   ExternalDataResolver* external = nullptr;  // null: external data is an error
   // When set, raw_data payloads of at least kBorrowMinBytes are borrowed (zero copy) from the
   // parsed protobuf, which `owner` keeps alive; otherwise they are copied.
   std::shared_ptr<const void> owner;
+  // The payloads a skeleton parse left in the mapped file: a raw_data token of this table
+  // reads as a tensor borrowing the mapping (null: tokens are no tensor's bytes).
+  std::shared_ptr<const ElidedPayloads> elided;
+  // Borrow elided payloads even when they are not aligned to their element type (the caller
+  // aligns them before any typed read: tensor/natural_alignment.h); else such ones are copied.
+  bool keep_misaligned = false;
 };
 constexpr size_t kBorrowMinBytes = 4096;
 
@@ -53,6 +61,8 @@ Expected<Tensor> TensorFromProto(const onnx::TensorProto& tp, const TensorContex
 // packed two per byte as ONNX stores them).
 void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* tp);
 
-// Parses a ModelProto from a file (mmap + ParseFromArray). Errors as LoadModel.
+// Parses the complete ModelProto of a file (mmap + ParseFromArray; every payload copied), for
+// paths that digest or rewrite it; loading uses the skeleton parse (format/model_skeleton.h).
+// Errors as LoadModel.
 Expected<std::unique_ptr<onnx::ModelProto>> ParseModelFile(const std::string& path);
 }  // namespace vt

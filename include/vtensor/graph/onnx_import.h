@@ -30,10 +30,21 @@ TypeInfo TypeFromProto(const onnx::TypeProto& tp);
 
 struct ImportOptions {
   bool infer_shapes = true;  // run ONNX shape inference to fill Graph::values (best effort)
+  // The payloads of a skeleton parse (format/model_skeleton.h), whose tensors borrow the
+  // mapped file; null for a complete ModelProto.
+  std::shared_ptr<const ElidedPayloads> elided;
+  // Borrow elided payloads whatever their alignment (TensorContext::keep_misaligned).
+  bool keep_misaligned = false;
+  // Import only the tensors a session plan refers to (graph/plan_graph.h SourceTensors): the
+  // main graph's initializers and its Constant nodes (after inlining model-local functions),
+  // with the model's metadata and opsets; no other node, input, output or value.
+  bool sources_only = false;
 };
 
-// Loads a model file. Errors: NotFound, IoError, InvalidArgument (not a valid ModelProto,
-// IR version outside 3..10, bad initializer, node without op_type, ...).
+// Loads a model file: a skeleton parse (format/model_skeleton.h), so large raw_data tensors
+// borrow the mapped file instead of being copied. Errors: NotFound, IoError, InvalidArgument
+// (not a valid ModelProto, IR version outside 3..10, bad initializer, node without op_type,
+// ...).
 Expected<Model> LoadModel(const std::string& path, const ImportOptions& opts = {});
 // Imports an already-parsed ModelProto; `path` is used for messages and external data.
 Expected<Model> ImportModel(const onnx::ModelProto& mp, const std::string& path,

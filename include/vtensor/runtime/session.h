@@ -85,6 +85,7 @@ struct LoadPhase {
 class GraphRunner;
 class BufferPools;
 class OpProfile;  // vtensor/exec/op_profile.h
+struct PlanLookup;  // vtensor/runtime/session_plan.h
 
 // The registered passes (passes/pass.h) a session runs at creation, in order: constant
 // folding, shape folding and folding again (fold_constants), then the fusions (fuse;
@@ -169,10 +170,12 @@ class Session {
 
  private:
   Session() = default;
-  // Create, with the phases the caller already timed (Load: parse, import).
+  // Create, with the phases the caller already timed (Load: parse, import) and, when not
+  // null, the session plan it already looked up (a hit for a sources-only import).
   static Expected<std::unique_ptr<Session>> CreateTimed(
       Model model, const SessionOptions& opts,
-      std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases);
+      std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases,
+      PlanLookup* looked_up = nullptr);
   Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
                                          OpProfile* profile = nullptr) const;
   Status RunRefused() const;

@@ -55,8 +55,12 @@ struct PlanLookup {
 // any pass) with `opts`: version, options, payload, digests (per opts.cache.verify; the memo of
 // forms/verify_memo.h covers them under memo) and the plan graph itself. Never fails: every
 // problem is a miss.
+// `sources_only`: `source` holds only the tensors a plan refers to (ImportOptions::
+// sources_only), so the plan can hit only where the memo vouches for the digests of these very
+// files; where it does not, the result has no graph and the state kPending (the caller then
+// imports the whole graph and looks up again).
 PlanLookup LookupSessionPlan(const Model& source,
                              const std::shared_ptr<const vtensor::ModelExtension>& ext,
-                             const SessionOptions& opts);
+                             const SessionOptions& opts, bool sources_only = false);
 
 }  // namespace vt

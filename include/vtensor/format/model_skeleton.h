@@ -1,0 +1,81 @@
+// The zero-copy parse of a model file for loading (docs/design.md "§3.1 Capture (import)"):
+// protobuf copies every bytes field it parses, so a stock ModelProto parse writes the whole
+// weight payload into fresh memory. A skeleton parse scans the file's wire format first and
+// leaves each large raw_data payload in the memory-mapped file: the ModelProto it builds (the
+// skeleton) holds, in place of such a payload, a short token naming it, and TensorFromProto
+// (format/tensor_proto.h) turns the token back into a tensor whose storage borrows the mapping.
+//
+// Scanned (the places the importer reads tensors from): ModelProto.graph and .functions;
+// GraphProto.initializer, .sparse_initializer and .node; NodeProto.attribute; the attribute
+// fields t, tensors, sparse_tensor, sparse_tensors, g and graphs; SparseTensorProto.values and
+// .indices; FunctionProto.node and .attribute_proto. Every other field is kept byte for byte.
+//
+// A skeleton is for loading only: its elided tensors read as a token, not their bytes, without
+// the payload table, so a path that writes or digests a ModelProto (compile, export, checker,
+// `digest`) parses the whole file instead (ReadCompiledModel, ParseModelFile).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vtensor/base/file.h"
+#include "vtensor/base/status.h"
+#include "vtensor/format/vtensor_ext.pb.h"
+
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
+
+namespace vt {
+
+// raw_data payloads of at least this many bytes are left in the file.
+inline constexpr size_t kElideMinBytes = 4096;
+// Bytes of the token standing for an elided payload in the skeleton's raw_data.
+inline constexpr size_t kElidedTokenBytes = 16;
+
+// The payloads a skeleton parse left in the mapped file. A token is a per-parse random nonce
+// (8 bytes) and the payload's index (8 bytes, little-endian), so no bytes of a file can pass
+// for one.
+class ElidedPayloads {
+ public:
+  struct Span {
+    uint64_t offset = 0;  // in the file
+    uint64_t length = 0;
+  };
+  explicit ElidedPayloads(std::shared_ptr<MappedFile> file);
+
+  // Appends a payload; returns its token.
+  std::string Add(uint64_t offset, uint64_t length);
+  // The payload a raw_data value stands for, or null when it is no token of this table.
+  const Span* Find(std::string_view raw_data) const;
+
+  const std::shared_ptr<MappedFile>& file() const { return file_; }
+  size_t size() const { return spans_.size(); }
+
+ private:
+  std::shared_ptr<MappedFile> file_;
+  uint64_t nonce_ = 0;
+  std::vector<Span> spans_;
+};
+
+// A parsed skeleton.
+struct ModelSkeleton {
+  std::unique_ptr<onnx::ModelProto> proto;       // fields 27-30 not included
+  std::shared_ptr<const ElidedPayloads> elided;  // the table the tokens name
+  // Fields 27-30 (compiled tensors, session plans) when asked for; null when absent or malformed.
+  std::shared_ptr<const vtensor::ModelExtension> ext;
+  std::string ext_error;  // why the fields were malformed ("" when not)
+};
+
+// Parses `file` (the model at `path`) as a skeleton. `with_extension`: also parse fields 27-30
+// into `ext` (a malformed extension is `ext_error`, not an error). Errors: InvalidArgument
+// "PATH: not a valid ONNX ModelProto (protobuf parse failed: truncated or corrupted file)",
+// followed by where the scan stopped (the field path, the tensor's name when known) for bytes
+// that are no ModelProto; files over 2 GiB.
+Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
+                                           const std::string& path, bool with_extension);
+
+}  // namespace vt

@@ -1,0 +1,344 @@
+#include "vtensor/format/model_skeleton.h"
+
+#include <onnx/onnx_pb.h>
+#include <sys/random.h>
+
+#include <chrono>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <optional>
+
+#include "vtensor/format/compiled_model.h"
+
+namespace vt {
+
+ElidedPayloads::ElidedPayloads(std::shared_ptr<MappedFile> file) : file_(std::move(file)) {
+  // The nonce only has to be unknown to whoever wrote the file; the clock backs up getrandom.
+  if (getrandom(&nonce_, sizeof nonce_, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof nonce_))
+    nonce_ = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+             reinterpret_cast<uintptr_t>(this);
+}
+
+std::string ElidedPayloads::Add(uint64_t offset, uint64_t length) {
+  const uint64_t index = spans_.size();
+  spans_.push_back({offset, length});
+  std::string token(kElidedTokenBytes, '\0');
+  std::memcpy(token.data(), &nonce_, 8);
+  std::memcpy(token.data() + 8, &index, 8);
+  return token;
+}
+
+const ElidedPayloads::Span* ElidedPayloads::Find(std::string_view raw_data) const {
+  if (raw_data.size() != kElidedTokenBytes || std::memcmp(raw_data.data(), &nonce_, 8) != 0)
+    return nullptr;
+  uint64_t index = 0;
+  std::memcpy(&index, raw_data.data() + 8, 8);
+  return index < spans_.size() ? &spans_[index] : nullptr;
+}
+
+namespace {
+
+constexpr uint32_t kLen = 2;  // wire type of length-delimited fields
+constexpr int kMaxDepth = 100;  // protobuf's own recursion limit
+
+// The messages the scan descends into.
+enum class Msg { kModel, kGraph, kNode, kAttribute, kTensor, kSparse, kFunction };
+
+struct Child {
+  Msg kind;
+  const char* name;
+};
+
+// The message kind of length-delimited field `number` of a `m`, when the scan descends into it.
+std::optional<Child> ChildOf(Msg m, uint32_t number) {
+  switch (m) {
+    case Msg::kModel:
+      if (number == 7) return Child{Msg::kGraph, "graph"};
+      if (number == 25) return Child{Msg::kFunction, "functions"};
+      break;
+    case Msg::kGraph:
+      if (number == 1) return Child{Msg::kNode, "node"};
+      if (number == 5) return Child{Msg::kTensor, "initializer"};
+      if (number == 15) return Child{Msg::kSparse, "sparse_initializer"};
+      break;
+    case Msg::kNode: if (number == 5) return Child{Msg::kAttribute, "attribute"}; break;
+    case Msg::kAttribute:
+      if (number == 5) return Child{Msg::kTensor, "t"};
+      if (number == 10) return Child{Msg::kTensor, "tensors"};
+      if (number == 6) return Child{Msg::kGraph, "g"};
+      if (number == 11) return Child{Msg::kGraph, "graphs"};
+      if (number == 22) return Child{Msg::kSparse, "sparse_tensor"};
+      if (number == 23) return Child{Msg::kSparse, "sparse_tensors"};
+      break;
+    case Msg::kSparse:
+      if (number == 1) return Child{Msg::kTensor, "values"};
+      if (number == 2) return Child{Msg::kTensor, "indices"};
+      break;
+    case Msg::kFunction:
+      if (number == 7) return Child{Msg::kNode, "node"};
+      if (number == 11) return Child{Msg::kAttribute, "attribute_proto"};
+      break;
+    case Msg::kTensor: break;
+  }
+  return std::nullopt;
+}
+
+bool IsExtensionField(uint32_t n) { return n >= 27 && n <= 30; }
+
+// "field NAME" for the fields errors most often point at, "field N" for the others.
+std::string FieldLabel(Msg m, uint32_t number) {
+  if (auto c = ChildOf(m, number)) return std::string("field ") + c->name;
+  if (m == Msg::kTensor) {
+    static const char* const kNames[] = {nullptr,      "dims",       "data_type",  "segment",
+                                         "float_data", "int32_data", "string_data", "int64_data",
+                                         "name",       "raw_data",   "double_data", "uint64_data",
+                                         "doc_string", "external_data", "data_location"};
+    if (number < std::size(kNames) && kNames[number] != nullptr)
+      return std::string("field ") + kNames[number];
+  }
+  return "field " + std::to_string(number);
+}
+
+// One field of a message: [begin, end) is the whole field, [body, end) its value (after the
+// length for length-delimited fields).
+struct Field {
+  uint32_t number = 0;
+  uint32_t wire = 0;
+  const uint8_t* begin = nullptr;
+  const uint8_t* tag_end = nullptr;
+  const uint8_t* body = nullptr;
+  const uint8_t* end = nullptr;
+};
+
+// Where the walk is, for messages only: "model > graph #0 > initializer #3".
+struct Frame {
+  const Frame* up = nullptr;
+  const char* field = "model";
+  int index = -1;
+};
+
+std::string Where(const Frame* f) {
+  if (f == nullptr) return "";
+  std::string up = Where(f->up);
+  return (up.empty() ? "" : up + " > ") + f->field +
+         (f->index < 0 ? "" : " #" + std::to_string(f->index));
+}
+
+bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* v) {
+  uint64_t r = 0;
+  for (int shift = 0; shift < 64 && p < end; shift += 7) {
+    const uint8_t c = *p++;
+    r |= static_cast<uint64_t>(c & 0x7f) << shift;
+    if (c < 0x80) {
+      *v = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+void WriteVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// The wire-format walk. Errors are the reason only; the caller adds the file and the stock
+// "not a valid ONNX ModelProto" sentence.
+class Scanner {
+ public:
+  Scanner(const uint8_t* file, ElidedPayloads* table) : file_(file), table_(table) {}
+
+  // Rewrites the message [b, e) of kind `kind` into `out`. Groups (wire types 3 and 4, which
+  // no ONNX writer emits) set needs_full_parse() instead of being rewritten.
+  Status Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at, int depth,
+                 std::string* out);
+
+  bool needs_full_parse() const { return needs_full_parse_; }
+  std::string& extension_bytes() { return extension_; }
+  std::optional<uint32_t> bad_extension_wire() const { return bad_extension_wire_; }
+
+ private:
+  // Reads the field at p (< e) of a `kind` message. Errors name where the walk is, the
+  // tensor (when `tensor` is a known name) and the field.
+  Status Next(const uint8_t*& p, const uint8_t* e, Msg kind, const Frame& at,
+              const std::string& tensor, Field* f);
+  Status RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& at, std::string* out);
+
+  const uint8_t* file_;
+  ElidedPayloads* table_;
+  bool needs_full_parse_ = false;
+  std::string extension_;  // fields 27-30, as they stand in the file
+  std::optional<uint32_t> bad_extension_wire_;
+};
+
+Status Scanner::Next(const uint8_t*& p, const uint8_t* e, Msg kind, const Frame& at,
+                     const std::string& tensor, Field* f) {
+  auto where = [&] { return Where(&at) + (tensor.empty() ? "" : " (tensor '" + tensor + "')"); };
+  f->begin = p;
+  uint64_t tag = 0;
+  if (!ReadVarint(p, e, &tag) || tag > std::numeric_limits<uint32_t>::max() || (tag >> 3) == 0)
+    return InvalidArgument(where() + ": bad field tag at byte " + std::to_string(f->begin - file_));
+  f->tag_end = p;
+  f->number = static_cast<uint32_t>(tag >> 3);
+  f->wire = static_cast<uint32_t>(tag & 7);
+  auto field = [&] { return where() + ": " + FieldLabel(kind, f->number); };
+  uint64_t skip = 0;
+  switch (f->wire) {
+    case 0: {
+      uint64_t v = 0;
+      if (!ReadVarint(p, e, &v)) return InvalidArgument(field() + ": truncated varint");
+      break;
+    }
+    case 1: skip = 8; break;
+    case 5: skip = 4; break;
+    case kLen:
+      if (!ReadVarint(p, e, &skip)) return InvalidArgument(field() + ": truncated length");
+      break;
+    case 3:
+    case 4: needs_full_parse_ = true; break;
+    default:
+      return InvalidArgument(field() + ": invalid wire type " + std::to_string(f->wire));
+  }
+  if (skip > static_cast<uint64_t>(e - p))
+    return InvalidArgument(field() + ": length " + std::to_string(skip) +
+                           " runs past the end of its message (" + std::to_string(e - p) +
+                           " bytes left)");
+  f->body = p;
+  p += skip;
+  f->end = p;
+  return Status::Ok();
+}
+
+Status Scanner::RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& at,
+                              std::string* out) {
+  // First pass: the name (for messages) and how often raw_data occurs; protobuf keeps the last
+  // of repeated raw_data fields, so a tensor with several is kept as it is.
+  std::string name;
+  int raw_fields = 0;
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, name, &f));
+    if (needs_full_parse_) return Status::Ok();
+    if (f.wire == kLen && f.number == 8) name.assign(f.body, f.end);
+    if (f.wire == kLen && f.number == 9) ++raw_fields;
+  }
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, name, &f));
+    const size_t bytes = static_cast<size_t>(f.end - f.body);
+    if (f.wire == kLen && f.number == 9 && raw_fields == 1 && bytes >= kElideMinBytes) {
+      out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.tag_end - f.begin));
+      const std::string token = table_->Add(static_cast<uint64_t>(f.body - file_), bytes);
+      WriteVarint(token.size(), out);
+      out->append(token);
+      continue;
+    }
+    out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
+  }
+  return Status::Ok();
+}
+
+Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at,
+                        int depth, std::string* out) {
+  if (depth > kMaxDepth)
+    return InvalidArgument(Where(&at) + ": messages nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  if (kind == Msg::kTensor) return RewriteTensor(b, e, at, out);
+  static const std::string kNoTensor;
+  int seen[32] = {};  // occurrences of each field number below 32 (all the scanned ones)
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    VT_RETURN_IF_ERROR(Next(p, e, kind, at, kNoTensor, &f));
+    if (needs_full_parse_) return Status::Ok();
+    if (kind == Msg::kModel && IsExtensionField(f.number)) {
+      if (f.wire != kLen) bad_extension_wire_ = f.number;
+      else extension_.append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
+      continue;
+    }
+    const std::optional<Child> child = f.wire == kLen ? ChildOf(kind, f.number) : std::nullopt;
+    if (!child) {
+      out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
+      continue;
+    }
+    std::string sub;
+    const Frame inner{&at, child->name, seen[f.number]++};
+    VT_RETURN_IF_ERROR(Rewrite(child->kind, f.body, f.end, inner, depth + 1, &sub));
+    if (needs_full_parse_) return Status::Ok();
+    // The tag as it stands, the new length, the rewritten body.
+    out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.tag_end - f.begin));
+    WriteVarint(sub.size(), out);
+    out->append(sub);
+  }
+  return Status::Ok();
+}
+
+std::string NotAModel(const std::string& path) {
+  return path + ": not a valid ONNX ModelProto (protobuf parse failed: truncated or corrupted file)";
+}
+
+// Fields 27-30 as they stood in the file, parsed; malformed ones set `ext_error`.
+void ParseExtension(const Scanner& s, const std::string& bytes, const std::string& path,
+                    ModelSkeleton* out) {
+  if (s.bad_extension_wire()) {
+    out->ext_error = path + ": field " + std::to_string(*s.bad_extension_wire()) +
+                     " (struct_types/devices/compiled_tensors/session_plans) is malformed: wrong "
+                     "wire type";
+    return;
+  }
+  if (bytes.empty()) return;
+  auto ext = std::make_shared<vtensor::ModelExtension>();
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !ext->ParseFromString(bytes)) {
+    out->ext_error = path + ": field 27/28/29/30 (struct_types/devices/compiled_tensors/"
+                            "session_plans) is malformed";
+    return;
+  }
+  out->ext = std::move(ext);
+}
+
+// Groups in a scanned message: the stock parse of the whole file (no payload is elided).
+Expected<ModelSkeleton> FullParse(const std::shared_ptr<MappedFile>& file, const std::string& path,
+                                  bool with_extension) {
+  ModelSkeleton out;
+  out.elided = std::make_shared<ElidedPayloads>(file);
+  Expected<CompiledModel> cm = ParseCompiledModel(file->data(), file->size(), path);
+  if (cm.ok()) {
+    out.proto = std::move(cm->model);
+    if (with_extension)
+      out.ext = std::make_shared<const vtensor::ModelExtension>(std::move(cm->ext));
+    return out;
+  }
+  out.proto = std::make_unique<onnx::ModelProto>();
+  if (!out.proto->ParseFromArray(file->data(), static_cast<int>(file->size())))
+    return cm.status();
+  if (with_extension) out.ext_error = cm.status().message();
+  return out;
+}
+
+}  // namespace
+
+Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
+                                           const std::string& path, bool with_extension) {
+  if (file->size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
+  auto table = std::make_shared<ElidedPayloads>(std::move(file));
+  const uint8_t* data = table->file()->data();
+  Scanner scan(data, table.get());
+  std::string skeleton;
+  const Status st = scan.Rewrite(Msg::kModel, data, data + table->file()->size(), Frame{}, 0,
+                                 &skeleton);
+  if (!st.ok()) return InvalidArgument(NotAModel(path) + ": " + st.message());
+  if (scan.needs_full_parse()) return FullParse(table->file(), path, with_extension);
+  ModelSkeleton out;
+  out.proto = std::make_unique<onnx::ModelProto>();
+  if (!out.proto->ParseFromString(skeleton)) return InvalidArgument(NotAModel(path));
+  out.elided = std::move(table);
+  if (with_extension) ParseExtension(scan, scan.extension_bytes(), path, &out);
+  return out;
+}
+
+}  // namespace vt

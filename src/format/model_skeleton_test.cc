@@ -1,0 +1,284 @@
+#include "vtensor/format/model_skeleton.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "vtensor/format/tensor_proto.h"
+
+namespace vt {
+namespace {
+
+// A float tensor of `n` distinct values (offset by `seed`) in raw_data.
+onnx::TensorProto RawFloats(const std::string& name, int n, float seed) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(n);
+  std::string raw(static_cast<size_t>(n) * 4, '\0');
+  for (int i = 0; i < n; ++i) {
+    const float v = seed + static_cast<float>(i);
+    std::memcpy(raw.data() + static_cast<size_t>(i) * 4, &v, 4);
+  }
+  t.set_raw_data(raw);
+  return t;
+}
+
+void AddConstant(onnx::GraphProto* g, const std::string& out, const onnx::TensorProto& value) {
+  auto* n = g->add_node();
+  n->set_op_type("Constant");
+  n->add_output(out);
+  auto* a = n->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = value;
+}
+
+// Large raw_data in an initializer (its name padded so that the payload sits at an odd
+// offset), a small one, a Constant node, an If subgraph with its own initializer and Constant,
+// a sparse initializer, a model-local function holding a Constant, and an external-data tensor.
+onnx::ModelProto Model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  *g->add_initializer() = RawFloats("w_odd", 1100, 0.25f);  // values no other tensor holds
+  *g->add_initializer() = RawFloats("b", 3, 7.0f);
+  AddConstant(g, "c", RawFloats("c", 2000, 100.0f));
+  auto* iff = g->add_node();
+  iff->set_op_type("If");
+  iff->add_input("cond");
+  iff->add_output("y");
+  auto* then = iff->add_attribute();
+  then->set_name("then_branch");
+  then->set_type(onnx::AttributeProto::GRAPH);
+  auto* sub = then->mutable_g();
+  sub->set_name("then");
+  *sub->add_initializer() = RawFloats("sub_w", 1500, -3.0f);
+  AddConstant(sub, "sub_c", RawFloats("sub_c", 1024, 9.0f));
+  auto* sp = g->add_sparse_initializer();
+  *sp->mutable_values() = RawFloats("sp", 1030, 0.5f);
+  auto* idx = sp->mutable_indices();
+  idx->set_data_type(onnx::TensorProto::INT64);
+  idx->add_dims(1030);
+  for (int i = 0; i < 1030; ++i) idx->add_int64_data(2 * i);
+  sp->add_dims(2060);
+  auto* fn = m.add_functions();
+  fn->set_name("F");
+  fn->set_domain("local");
+  auto* fc = fn->add_node();
+  fc->set_op_type("Constant");
+  fc->add_output("fc");
+  auto* fa = fc->add_attribute();
+  fa->set_name("value");
+  fa->set_type(onnx::AttributeProto::TENSOR);
+  *fa->mutable_t() = RawFloats("fc", 1200, 4.0f);
+  auto* ext = g->add_initializer();
+  ext->set_name("ext");
+  ext->set_data_type(onnx::TensorProto::FLOAT);
+  ext->add_dims(2);
+  ext->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* kv = ext->add_external_data();
+  kv->set_key("location");
+  kv->set_value("ext.bin");
+  return m;
+}
+
+class ModelSkeletonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("vt_skeleton_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+               .string();
+    std::filesystem::create_directories(dir_);
+    const float two[2] = {5.0f, 6.0f};
+    ASSERT_TRUE(
+        WriteFileAtomic(dir_ + "/ext.bin", std::string_view(reinterpret_cast<const char*>(two), 8))
+            .ok());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& bytes) {
+    std::string path = dir_ + "/m.onnx";
+    EXPECT_TRUE(WriteFileAtomic(path, bytes).ok());
+    return path;
+  }
+  Expected<ModelSkeleton> Parse(const std::string& bytes, bool with_extension = false) {
+    const std::string path = Write(bytes);
+    auto file = MappedFile::Open(path);
+    if (!file.ok()) return file.take_status();
+    return ParseModelSkeleton(*file, path, with_extension);
+  }
+
+  std::string dir_;
+};
+
+// Every TensorProto of the graphs and functions, by name.
+void Collect(const onnx::GraphProto& g, std::map<std::string, const onnx::TensorProto*>* out) {
+  for (const auto& t : g.initializer()) (*out)[t.name()] = &t;
+  for (const auto& s : g.sparse_initializer()) (*out)[s.values().name()] = &s.values();
+  for (const auto& n : g.node())
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) (*out)[a.t().name()] = &a.t();
+      if (a.has_g()) Collect(a.g(), out);
+    }
+}
+std::map<std::string, const onnx::TensorProto*> Tensors(const onnx::ModelProto& m) {
+  std::map<std::string, const onnx::TensorProto*> out;
+  Collect(m.graph(), &out);
+  for (const auto& f : m.functions())
+    for (const auto& n : f.node())
+      for (const auto& a : n.attribute())
+        if (a.has_t()) out[a.t().name()] = &a.t();
+  return out;
+}
+
+TEST_F(ModelSkeletonTest, EveryTensorReadsAsItsBytesAndLargeOnesBorrowTheFile) {
+  const onnx::ModelProto full = Model();
+  auto sk = Parse(full.SerializeAsString());
+  ASSERT_TRUE(sk.ok()) << sk.status().message();
+  EXPECT_EQ(sk->elided->size(), 6u);  // w_odd, c, sub_w, sub_c, sp, fc
+  EXPECT_LT(sk->proto->ByteSizeLong() * 4, full.ByteSizeLong());
+  ExternalDataResolver resolver(dir_);
+  const auto want = Tensors(full), have = Tensors(*sk->proto);
+  ASSERT_EQ(want.size(), have.size());
+  for (bool keep_misaligned : {false, true}) {
+    TensorContext full_ctx;
+    full_ctx.file = "m.onnx";
+    full_ctx.external = &resolver;
+    TensorContext ctx{"m.onnx", &resolver, nullptr, sk->elided, keep_misaligned};
+    for (const auto& [name, tp] : want) {
+      SCOPED_TRACE(name);
+      auto a = TensorFromProto(*tp, full_ctx);
+      auto b = TensorFromProto(*have.at(name), ctx);
+      ASSERT_TRUE(a.ok() && b.ok()) << (b.ok() ? a.status().message() : b.status().message());
+      ASSERT_EQ(a->shape(), b->shape());
+      ASSERT_EQ(a->nbytes(), b->nbytes());
+      EXPECT_EQ(std::memcmp(a->raw_data(), b->raw_data(), a->nbytes()), 0);
+      // Misaligned payloads are views only where the context aligns later, copies otherwise.
+      if (keep_misaligned && b->nbytes() >= kElideMinBytes) {
+        EXPECT_NE(b->storage()->mapped_file(), nullptr);
+      }
+      if (!keep_misaligned) {
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(b->raw_data()) % 4, 0u);
+      }
+    }
+  }
+}
+
+TEST_F(ModelSkeletonTest, ATokenWithoutItsTableIsAnErrorNotData) {
+  auto sk = Parse(Model().SerializeAsString());
+  ASSERT_TRUE(sk.ok());
+  const onnx::TensorProto& w = sk->proto->graph().initializer(0);
+  ASSERT_EQ(w.raw_data().size(), kElidedTokenBytes);
+  TensorContext no_table;
+  no_table.file = "m.onnx";
+  auto t = TensorFromProto(w, no_table);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("tensor 'w_odd': field raw_data: 16 bytes, expected 4400"),
+            std::string::npos)
+      << t.status().message();
+  // Another parse's table does not know this parse's tokens.
+  auto other = Parse(Model().SerializeAsString());
+  ASSERT_TRUE(other.ok());
+  TensorContext other_table = no_table;
+  other_table.elided = other->elided;
+  EXPECT_FALSE(TensorFromProto(w, other_table).ok());
+}
+
+// Field `tag` (one byte: number and wire type 2) holding `body`.
+std::string LenField(char tag, const std::string& body) {
+  std::string out(1, tag);
+  uint64_t v = body.size();
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  out.push_back(static_cast<char>(v));
+  return out + body;
+}
+
+TEST_F(ModelSkeletonTest, SmallAndRepeatedRawDataStayInTheSkeleton) {
+  // "small": 16 bytes of raw_data, as long as a token. "twice": raw_data twice (8000 bytes,
+  // then 6000), of which protobuf keeps the last.
+  const std::string small = RawFloats("small", 4, 1.0f).SerializeAsString();
+  const std::string twice = RawFloats("twice", 2000, 1.0f).SerializeAsString() +
+                            LenField('\x4a', RawFloats("x", 1500, 2.0f).raw_data());
+  const std::string graph = LenField('\x2a', small) + LenField('\x2a', twice);
+  const std::string bytes = std::string("\x08\x08", 2) + LenField('\x3a', graph);
+  onnx::ModelProto full;
+  ASSERT_TRUE(full.ParseFromString(bytes));
+  ASSERT_EQ(full.graph().initializer(1).raw_data().size(), 6000u);
+  auto sk = Parse(bytes);
+  ASSERT_TRUE(sk.ok()) << sk.status().message();
+  EXPECT_EQ(sk->elided->size(), 0u);
+  ASSERT_EQ(sk->proto->graph().initializer_size(), 2);
+  EXPECT_EQ(sk->proto->graph().initializer(0).raw_data(), full.graph().initializer(0).raw_data());
+  EXPECT_EQ(sk->proto->graph().initializer(1).raw_data(), full.graph().initializer(1).raw_data());
+}
+
+// Byte offset of the length varint of the raw_data holding `raw`.
+size_t RawDataLengthAt(const std::string& file, const std::string& raw) {
+  const size_t at = file.find(raw);
+  EXPECT_NE(at, std::string::npos);
+  return at - 2;  // payloads of 128..16383 bytes have a two-byte length
+}
+
+TEST_F(ModelSkeletonTest, DamagedLengthNamesTheFileTheTensorAndTheField) {
+  const onnx::ModelProto m = Model();
+  std::string bytes = m.SerializeAsString();
+  const std::string raw = m.graph().initializer(0).raw_data();  // 4400 bytes
+  const size_t len_at = RawDataLengthAt(bytes, raw);
+  bytes[len_at + 1] = static_cast<char>(bytes[len_at + 1] + 1);  // +128 bytes
+  auto sk = Parse(bytes);
+  ASSERT_FALSE(sk.ok());
+  const std::string msg = sk.status().message();
+  EXPECT_NE(msg.find(dir_ + "/m.onnx: not a valid ONNX ModelProto"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("model > graph #0 > initializer #0 (tensor 'w_odd'): field raw_data: "
+                     "length 4528 runs past the end of its message"),
+            std::string::npos)
+      << msg;
+}
+
+TEST_F(ModelSkeletonTest, TruncatedOrGarbageBytesAreErrors) {
+  const std::string bytes = Model().SerializeAsString();
+  for (size_t cut : {size_t{1}, size_t{3}, bytes.size() / 2, bytes.size() - 1}) {
+    auto sk = Parse(bytes.substr(0, cut));
+    ASSERT_FALSE(sk.ok()) << cut;
+    EXPECT_NE(sk.status().message().find("not a valid ONNX ModelProto"), std::string::npos);
+  }
+  // Wire type 7 inside a tensor.
+  std::string bad = bytes;
+  const std::string raw = Model().graph().initializer(0).raw_data();
+  bad[RawDataLengthAt(bad, raw) - 1] = '\x4f';  // field 9, wire type 7
+  auto sk = Parse(bad);
+  ASSERT_FALSE(sk.ok());
+  EXPECT_NE(sk.status().message().find("invalid wire type 7"), std::string::npos)
+      << sk.status().message();
+}
+
+TEST_F(ModelSkeletonTest, ExtensionFieldsAreParsedApartFromTheSkeleton) {
+  onnx::ModelProto m = Model();
+  vtensor::ModelExtension ext;
+  ext.add_devices()->set_architecture("x86_64-avx512");
+  auto* ct = ext.add_compiled_tensors();
+  ct->set_source_name("w_odd");
+  ct->mutable_value()->set_raw_data(std::string(5000, 'p'));
+  auto sk = Parse(m.SerializeAsString() + ext.SerializeAsString(), true);
+  ASSERT_TRUE(sk.ok()) << sk.status().message();
+  ASSERT_NE(sk->ext, nullptr);
+  EXPECT_EQ(sk->ext->SerializeAsString(), ext.SerializeAsString());
+  EXPECT_TRUE(sk->proto->unknown_fields().empty());
+  // Field 28 as a varint: malformed, reported, the model still parses.
+  auto bad = Parse(m.SerializeAsString() + std::string("\xe0\x01\x05", 3), true);
+  ASSERT_TRUE(bad.ok()) << bad.status().message();
+  EXPECT_EQ(bad->ext, nullptr);
+  EXPECT_NE(bad->ext_error.find("field 28"), std::string::npos) << bad->ext_error;
+}
+
+}  // namespace
+}  // namespace vt

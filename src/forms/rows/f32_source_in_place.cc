@@ -20,8 +20,8 @@ namespace {
 
 constexpr FormType kTypes[] = {{"vt.f32_source_in_place", 1}};
 
-// The most rows read in place: up to here the in-place rows ran at 0.9-1.2x the speed of the
-// packed panels (K = N = 4096, one thread, docs/benchmarks.md); at 8 rows at 0.75-0.85x, where
+// The most rows read in place: up to here the in-place rows ran at 0.8-1.15x the speed of the
+// packed panels (K = N = 4096, one thread, docs/benchmarks.md); at 8 rows at 0.55-0.85x, where
 // the packed GEMM's register tiles pull ahead.
 constexpr int64_t kMaxRows = 4;
 // The smallest weight read in place. A smaller one stays in the caches from one run to the

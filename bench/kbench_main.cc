@@ -29,6 +29,12 @@
 //                                  it (the tile pair from kNBitsTileMinRows rows on), /rows
 //                                  the same q8 row without its tile pair (the MR-row
 //                                  microkernel per 8 rows); compare their GFLOP/s.
+//   f32_in_place/<kn|nk>/M=1|2|4|8/K=N=4096/paired  small-M GEMM reading the weight in its
+//                                  source layout (kernels/gemm/f32_gemv.h: [K, N] as MatMul
+//                                  stores it, [N, K] as Gemm transB = 1 does) against F32Gemm
+//                                  on the panels the runtime packs, alternating one call of
+//                                  each per iteration; ratio = packed time / in-place time
+//                                  (median per pair; > 1: in place is faster). No oneDNN.
 //   read/<bytes>                   STREAM-like sequential read (sum) of the same buffers.
 // Decode rows rotate over enough weight copies to exceed the last-level cache
 // (--kbench_cold_mib, default 2 x L3), so every call streams its weights from DRAM, as a
@@ -56,6 +62,7 @@
 #include "dnnl.hpp"
 #include "kernels/cpu/read_floor.h"
 #include "kernels/gemm/f32_gemm.h"
+#include "kernels/gemm/f32_gemv.h"
 #include "kernels/int8/int8_gemm.h"
 #include "kernels/nbits/nbits_gemm.h"
 #include "kernels/nbits/nbits_pack.h"
@@ -481,6 +488,78 @@ uint64_t Sum(const uint64_t* p, size_t n) {
   return s0 + s1 + s2 + s3;
 }
 
+// ---- f32 small-M GEMM on the source layout vs packed panels ----------------------------------
+
+// The first supported in-place row of `order` (the host's best ISA).
+const vk::F32GemvKernel& HostGemvRow(vk::F32GemvOrder order) {
+  for (const auto& k : vk::F32GemvKernels())
+    if (k.order == order && k.supported()) return k;
+  return vk::F32GemvKernels().back();
+}
+
+// One call of each per iteration, alternating which goes first, on rotated cold copies of the
+// weight: the source bytes for the in-place row, the runtime's panels for F32Gemm.
+void InPlacePaired(benchmark::State& st, size_t m, vk::F32GemvOrder order) {
+  const size_t K = kDecodeK, N = kDecodeN;
+  const bool kn = order == vk::F32GemvOrder::kKn;
+  const vk::F32GemvKernel& row = HostGemvRow(order);
+  const vk::F32GemmKernel& kr = vk::F32GemmKernelForPanels(m, N);
+  const size_t nr = vk::DefaultF32GemmKernel().nr;
+  const auto w = RandomVector<float>(K * N, 3);
+  std::vector<AlignedVector<float>> src;
+  std::vector<vk::F32Panels> panels;
+  for (size_t i = 0; i < Copies(K * N * 4); ++i) {
+    src.push_back(w);
+    panels.push_back(kn ? vk::MakeF32PanelsFromKn(nr, K, N, w.data(), N)
+                        : vk::MakeF32PanelsFromNk(nr, K, N, w.data(), K));
+  }
+  const auto x = RandomVector<float>(m * K, 4);
+  std::vector<float> y(m * N);
+  const vk::F32GemmA A{vk::F32GemmA::Kind::kMk, x.data(), K, nullptr};
+  size_t ci = 0;
+  auto in_place = [&] {
+    const double t0 = ProcessCpuSeconds();
+    vk::F32Gemv(row, m, N, K, x.data(), K, src[ci].data(), kn ? N : K, y.data(), N, {}, 1);
+    benchmark::DoNotOptimize(y.data());
+    return ProcessCpuSeconds() - t0;
+  };
+  auto packed = [&] {
+    const double t0 = ProcessCpuSeconds();
+    vk::F32GemmB B{vk::F32GemmB::Kind::kPanels, nullptr, 0, &panels[ci]};
+    vk::F32Gemm(kr, m, N, K, A, B, y.data(), N, {}, 1);
+    benchmark::DoNotOptimize(y.data());
+    return ProcessCpuSeconds() - t0;
+  };
+  for (int i = 0; i < kPairWarmup; ++i) {
+    in_place();
+    packed();
+  }
+  std::vector<double> ratio, t_in, t_packed;
+  size_t iter = 0;
+  for (auto _ : st) {
+    double ti = 0, tp = 0;
+    if (iter++ % 2 == 0) {
+      ti = in_place();
+      tp = packed();
+    } else {
+      tp = packed();
+      ti = in_place();
+    }
+    ci = (ci + 1) % src.size();
+    ratio.push_back(tp / ti);
+    t_in.push_back(ti);
+    t_packed.push_back(tp);
+  }
+  st.counters["ratio"] = Quantile(ratio, 0.5);
+  st.counters["ratio_q25"] = Quantile(ratio, 0.25);
+  st.counters["ratio_q75"] = Quantile(ratio, 0.75);
+  st.counters["pairs"] = static_cast<double>(ratio.size());
+  st.counters["in_place_ms"] = Quantile(t_in, 0.5) * 1e3;
+  st.counters["packed_ms"] = Quantile(t_packed, 0.5) * 1e3;
+  st.SetLabel(std::string(row.name) + " vs " + kr.name + " x" + std::to_string(src.size()) +
+              " copies");
+}
+
 void ReadFloor(benchmark::State& st, size_t bytes) {
   const size_t words = bytes / 8;
   std::vector<vt::AlignedArray<uint64_t>> copies;
@@ -569,6 +648,19 @@ void PrintSummary(const std::map<std::string, Result>& res) {
                   k.at("ratio_q75"));
     }
   }
+  std::printf("\n%-34s %12s %12s %9s  %s\n", "source layout in place (paired)", "in place ms",
+              "packed ms", "ratio", "(packed / in place, median per pair)");
+  for (const char* order : {"kn", "nk"})
+    for (size_t m : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+      const std::string row = std::string("f32_in_place/") + order + "/M=" + std::to_string(m) +
+                              "/K=N=4096/paired";
+      const Result* r = get(row);
+      if (r == nullptr || !r->counters.count("pairs") || r->counters.at("pairs") == 0) continue;
+      const auto& k = r->counters;
+      std::printf("%-34s %12.3f %12.3f %8.3fx  (q25 %.3f q75 %.3f, %.0f pairs)\n",
+                  row.substr(0, row.size() - 7).c_str(), k.at("in_place_ms"), k.at("packed_ms"),
+                  k.at("ratio"), k.at("ratio_q25"), k.at("ratio_q75"), k.at("pairs"));
+    }
   std::printf("\n%-26s %12s %12s %9s  %s\n", "weight streaming", "ms", "GB/s", "vs read",
               "floor row");
   const std::string f32_floor = "read/" + std::to_string(kDecodeK * kDecodeN * 4);
@@ -662,6 +754,14 @@ int main(int argc, char** argv) {
     reg(row + "/ours", [m](benchmark::State& st) { NBitsOurs(st, m, true); });
     reg(row + "/rows", [m](benchmark::State& st) { NBitsOurs(st, m, true, false); });
   }
+  for (auto [order, name] : {std::pair{vk::F32GemvOrder::kKn, "kn"}, std::pair{vk::F32GemvOrder::kNk, "nk"}})
+    for (size_t m : {size_t{1}, size_t{2}, size_t{4}, size_t{8}}) {
+      const std::string row =
+          std::string("f32_in_place/") + name + "/M=" + std::to_string(m) + "/K=N=4096/paired";
+      benchmark::RegisterBenchmark(row.c_str(), [m, order = order](benchmark::State& st) {
+        InPlacePaired(st, m, order);
+      })->Unit(benchmark::kMillisecond)->MinTime(3 * min_time);
+    }
   const size_t q4_bytes =
       vk::Q4_0PackedBytes(kDecodeN, kDecodeK, vk::DefaultQ4_0GemmKernel().rows);
   for (size_t bytes : {kDecodeK * kDecodeN * 4, q4_bytes, NBitsBytes().total})

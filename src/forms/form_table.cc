@@ -7,6 +7,7 @@ namespace vt {
 namespace rows {
 extern const FormRow kQ4_0GemmB;
 extern const FormRow kS8GemmBPerChannel;
+extern const FormRow kF32SourceInPlace;
 extern const FormRow kF32GemmBPanels;
 extern const FormRow kF32ConvAPanels;
 extern const FormRow kNBitsPanels;
@@ -15,10 +16,11 @@ extern const FormRow kNBitsPanels;
 namespace {
 
 // Lossy rows come first: under the compact profile they win over the lossless form of the same
-// use; under exact they are listed (rejected) so --explain shows what compact would pick.
+// use; under exact they are listed (rejected) so --explain shows what compact would pick. The
+// source read in place precedes the packed panels: it takes only the GEMMs of a few rows.
 constinit const FormRow* const kRows[] = {
-    &rows::kQ4_0GemmB,       &rows::kS8GemmBPerChannel, &rows::kF32GemmBPanels,
-    &rows::kF32ConvAPanels,  &rows::kNBitsPanels,
+    &rows::kQ4_0GemmB,      &rows::kS8GemmBPerChannel, &rows::kF32SourceInPlace,
+    &rows::kF32GemmBPanels, &rows::kF32ConvAPanels,    &rows::kNBitsPanels,
 };
 
 }  // namespace

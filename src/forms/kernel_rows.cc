@@ -18,6 +18,11 @@ const kernels::F32GemmKernel* F32GemmRowForM(IsaLevel isa, int64_t m) {
   return first ? &kernels::F32GemmRowForM(*first, static_cast<size_t>(m)) : nullptr;
 }
 
+const kernels::F32GemvKernel* F32GemvRow(IsaLevel isa, bool b_trans) {
+  return kernels::F32GemvRowForIsa(IsaKernelName(isa), b_trans ? kernels::F32GemvOrder::kNk
+                                                                : kernels::F32GemvOrder::kKn);
+}
+
 const kernels::Q4GemmKernel* Q4_0GemmRow(IsaLevel isa) {
   const char* want = IsaKernelName(isa);
   const kernels::Q4GemmKernel* plain = nullptr;

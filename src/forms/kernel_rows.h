@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/gemm/f32_gemm_table.h"
+#include "kernels/gemm/f32_gemv.h"
 #include "kernels/q4/q4_gemm_table.h"
 #include "vtensor/forms/isa.h"
 
@@ -18,6 +19,10 @@ const kernels::F32GemmKernel* FirstF32GemmRow(IsaLevel isa);
 // The row the runtime uses for `m` rows on a CPU of level `isa` (kernels::F32GemmKernelForM's
 // rule for that level), or null.
 const kernels::F32GemmKernel* F32GemmRowForM(IsaLevel isa, int64_t m);
+
+// The small-M in-place row (kernels/gemm/f32_gemv.h) of `isa` for a B stored [N, K] (`b_trans`)
+// or [K, N], or null.
+const kernels::F32GemvKernel* F32GemvRow(IsaLevel isa, bool b_trans);
 
 // The q4_0 table row a device of level `isa` uses (its panel height decides the layout).
 // On AVX-512 the int8-activation VNNI row (same panel height) is preferred when this CPU has

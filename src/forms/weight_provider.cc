@@ -2,6 +2,7 @@
 
 #include "vtensor/base/file.h"
 #include "vtensor/base/page_memory.h"
+#include "vtensor/forms/form_table.h"
 #include "vtensor/tensor/natural_alignment.h"
 
 namespace vt {
@@ -19,7 +20,10 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
     if (!c.rejected.empty() || !c.form) continue;
     PreparedWeight p;
     p.form = *c.form;
-    if (cache_ != nullptr) {
+    // A source read in place has no compiled entry and nothing for `vtensor compile` to write.
+    const FormRow* row = FindFormRow(p.form.kind);
+    const bool in_place = row != nullptr && row->source_in_place;
+    if (cache_ != nullptr && !in_place) {
       std::lock_guard<std::mutex> lock(mu_);
       if (auto hit = cache_->Take(name, w, p.form)) {
         p.bytes = std::move(*hit);
@@ -28,19 +32,23 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
     }
     if (!p.hit) {
       const bool mapped = w.storage() && w.storage()->mapped_file();
-      // The pack reads every source page once: map them in one call, not fault by fault.
-      if (mapped) PrefaultMappedPages(w.raw_data(), w.nbytes());
+      // The pack reads every source page once: map them in one call, not fault by fault. A
+      // source read in place is left to the first run, as a compiled entry's mapped payload is.
+      if (mapped && !in_place) PrefaultMappedPages(w.raw_data(), w.nbytes());
       // Packers read elements through typed pointers: a view of the model file at an odd
-      // offset is packed from an aligned copy (tensor/natural_alignment.h).
+      // offset is packed from an aligned copy (tensor/natural_alignment.h); a source read in
+      // place keeps that copy alive through its keep-alive handle.
       auto packed = PackWeightForm(NaturallyAligned(w), p.form);
       if (!packed.ok())
         return packed.take_status().WithContext(node.Describe() + ": weight '" + name + "'");
       p.bytes = std::move(*packed);
       // The kernel reads the packed copy; file-backed source pages need not stay resident.
-      if (mapped) ReleaseMappedPages(w.raw_data(), w.nbytes());
+      if (mapped && !in_place) ReleaseMappedPages(w.raw_data(), w.nbytes());
     }
-    if (observer_) observer_(name, w, p);
-    d.outcome = p.hit ? "HIT (compiled entry used in place)" : "packed at load from the initializer";
+    if (observer_ && !in_place) observer_(name, w, p);
+    d.outcome = in_place ? "read in place from the initializer (nothing packed or cached)"
+                : p.hit  ? "HIT (compiled entry used in place)"
+                         : "packed at load from the initializer";
     out = std::move(p);
     break;
   }

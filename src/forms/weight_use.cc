@@ -50,6 +50,25 @@ const WeightConsumer kConsumers[] = {
 
 }  // namespace
 
+int64_t StaticGemmRows(const Graph& g, const Node& node) {
+  const bool matmul = node.op_type == "MatMul", gemm = node.op_type == "Gemm";
+  if (!node.domain.empty() || (!matmul && !gemm) || node.inputs.empty()) return 0;
+  const auto it = g.values.find(node.inputs[0]);
+  if (it == g.values.end() || it->second.type().kind != TypeInfo::Kind::kTensor ||
+      !it->second.shape() || it->second.shape()->empty())
+    return 0;
+  const SymShape& s = *it->second.shape();
+  for (const Dim& d : s)
+    if (!d.known()) return 0;
+  if (gemm) {
+    if (s.size() != 2) return 0;
+    return node.GetInt("transA", 0) != 0 ? s[1].value : s[0].value;
+  }
+  int64_t rows = 1;  // a 1-D A is one row
+  for (size_t i = 0; i + 1 < s.size(); ++i) rows *= s[i].value;
+  return rows;
+}
+
 const WeightUseTraits& GetWeightUseTraits(WeightUse u) {
   for (const auto& t : kUses)
     if (t.use == u) return t;

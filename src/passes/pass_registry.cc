@@ -20,6 +20,7 @@ PassRegistry& PassRegistry::Global() {
     reg->RegisterPass("fuse-rotary", MakeFuseRotaryPass);
     reg->RegisterPass("fuse-matmul-bias", MakeFuseMatMulBiasPass);
     reg->RegisterPass("fuse-skip-norm", MakeFuseSkipNormPass);
+    reg->RegisterPass("gemm-shapes", MakeGemmShapesPass);
     // Transpose elimination runs first: folding would turn Transpose(W) into a transposed
     // copy, and layout assignment must see the strided views it creates.
     reg->RegisterPipeline("", {"transpose-elimination", "fold-initializers"});

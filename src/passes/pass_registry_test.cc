@@ -55,8 +55,8 @@ TEST(PassRegistryTest, RegisteredPassesAreListed) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "constant-folding", "fold-initializers", "fold-shapes", "fuse-attention",
                        "fuse-conv", "fuse-gelu", "fuse-hardswish", "fuse-layer-norm",
-                       "fuse-matmul-bias", "fuse-rotary", "fuse-skip-norm", "layout-assignment",
-                       "transpose-elimination"}));
+                       "fuse-matmul-bias", "fuse-rotary", "fuse-skip-norm", "gemm-shapes",
+                       "layout-assignment", "transpose-elimination"}));
 }
 
 }  // namespace

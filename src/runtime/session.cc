@@ -24,6 +24,9 @@ std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
   if (opts.fuse)
     names.insert(names.end(), {"fuse-hardswish", "fuse-conv", "fuse-layer-norm", "fuse-gelu",
                                "fuse-attention", "fuse-rotary", "fuse-matmul-bias", "fuse-skip-norm"});
+  // Last, on the graph the kernels are made for: the rows of each GEMM by a constant weight
+  // decide its form (docs/weight-forms.md, "Source layout, read in place").
+  names.push_back("gemm-shapes");
   return names;
 }
 

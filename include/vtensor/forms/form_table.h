@@ -59,6 +59,11 @@ struct FormRow {
   // Representative weights the row accepts (odd sizes included), for the table test
   // (src/forms/form_table_test.cc) and benchmarks.
   std::vector<WeightRequest> (*samples)();
+  // The form is the source initializer's own bytes, read in place by its kernel: `pack` lends
+  // them (no copy), the weight provider neither looks for a compiled entry nor reports it to
+  // its observer, so `vtensor compile` writes no payload for it (docs/weight-forms.md, "Source
+  // layout, read in place").
+  bool source_in_place = false;
 };
 
 // Every row, in preference order: among the rows listing a use, the first acceptable

@@ -49,10 +49,12 @@ enum class WeightFormKind : uint8_t {
   kS8GemmBPerChannel,  // int8 NR-wide column panels + one f32 scale per output channel
                        // (compact profile, Gemm B)
   kNBitsPanels,        // a MatMulNBits plane in 16-row panels (kernels/nbits/nbits_pack.h)
+  kF32SourceInPlace,   // f32 GEMM B in its source layout, read in place by a small-M kernel
+                       // (kernels/gemm/f32_gemv.h): nothing packed, cached or written
 };
 
 // Facts a form's packer needs beyond its layout, one struct per kind that has any.
-struct GemmBParams {  // kF32GemmBPanels, kS8GemmBPerChannel
+struct GemmBParams {  // kF32GemmBPanels, kS8GemmBPerChannel, kF32SourceInPlace
   bool b_trans = false;  // the source is stored [N, K] (Gemm transB = 1)
 };
 struct ConvAParams {  // kF32ConvAPanels
@@ -83,7 +85,7 @@ struct WeightForm {
   IsaLevel isa = IsaLevel::kBaseline;
   bool lossless = true;
   // Panel size of the kernel contract: NR (GEMM B panels), MR (Conv A panels), rows (q4_0,
-  // MatMulNBits panels).
+  // MatMulNBits panels); for the source read in place, the most rows of A its kernel takes.
   int64_t panel = 0;
   std::string kernel;  // microkernel the form feeds ("f32_gemm_8x32_avx512")
   std::vector<FormField> fields;

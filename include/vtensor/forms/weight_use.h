@@ -38,6 +38,10 @@ struct WeightUseInfo {
   int64_t nbits_cols = 0;
   int64_t nbits_unit = 1;
   bool nbits_q8 = false;  // accuracy_level 4: int8 activations (names the q8 row in --explain)
+  // GEMM B uses: the rows M of the GEMM that reads the weight (A's batch axes folded in), from
+  // static shapes (StaticGemmRows); 0 when not known. Small M lets the weight be read in
+  // place in its source layout (docs/weight-forms.md, "Source layout, read in place").
+  int64_t rows = 0;
 };
 
 struct WeightUseTraits {
@@ -62,6 +66,12 @@ struct WeightConsumer {
   // and Conv filters); already-quantized planes keep the form their operator gives them.
   bool target_layout;
 };
+
+// The rows M of the GEMM that MatMul or Gemm node `node` of graph `g` computes against a 2-D B:
+// the static type of its A operand in g.values (Graph::values; the session's gemm-shapes pass
+// records it, passes/gemm_shapes.cc), with A's leading axes folded into M (MatMul) or transA
+// honoured (Gemm). 0 when A's type is unknown or has an unknown dim, or for other operators.
+int64_t StaticGemmRows(const Graph& g, const Node& node);
 
 // Every consumer, in a fixed order.
 std::span<const WeightConsumer> WeightConsumers();

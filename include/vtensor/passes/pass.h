@@ -101,5 +101,7 @@ std::unique_ptr<Pass> MakeFuseAttentionPass();
 std::unique_ptr<Pass> MakeFuseRotaryPass();
 std::unique_ptr<Pass> MakeFuseMatMulBiasPass();
 std::unique_ptr<Pass> MakeFuseSkipNormPass();
+// Static types of the A operands of MatMul / Gemm by constant weights (passes/gemm_shapes.cc).
+std::unique_ptr<Pass> MakeGemmShapesPass();
 
 }  // namespace vt

@@ -29,7 +29,7 @@ inline constexpr int64_t kSessionPlanFormatVersion = 1;
 // Bumped whenever a session pass (SessionPassNames) changes the graph it writes for some
 // model: older plans then MISS(incompatible-plan) instead of standing for a graph this
 // runtime would no longer make.
-inline constexpr int64_t kSessionPassesAbi = 1;
+inline constexpr int64_t kSessionPassesAbi = 2;
 // The struct type name a plan's report row carries (CacheEntryReport::type_name).
 inline constexpr const char kSessionPlanTypeName[] = "vt.session_plan";
 

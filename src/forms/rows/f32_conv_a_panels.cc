@@ -139,6 +139,7 @@ constinit const FormRow kF32ConvAPanels = {
     PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
+    /*source_in_place=*/false,
 };
 
 }  // namespace vt::rows

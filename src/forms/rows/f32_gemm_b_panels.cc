@@ -150,6 +150,7 @@ constinit const FormRow kF32GemmBPanels = {
     Compare,
     LayoutAndFieldsStructType,
     Samples,
+    /*source_in_place=*/false,
 };
 
 }  // namespace vt::rows

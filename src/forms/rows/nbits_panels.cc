@@ -133,6 +133,7 @@ constinit const FormRow kNBitsPanels = {
     PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
+    /*source_in_place=*/false,
 };
 
 }  // namespace vt::rows

@@ -89,6 +89,7 @@ constinit const FormRow kQ4_0GemmB = {
     /*compare=*/nullptr,  // the min-error scale search packs far slower than a digest
     LayoutAndFieldsStructType,
     Samples,
+    /*source_in_place=*/false,
 };
 
 }  // namespace vt::rows

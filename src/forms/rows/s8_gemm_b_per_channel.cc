@@ -102,6 +102,7 @@ constinit const FormRow kS8GemmBPerChannel = {
     PackAndCompare,
     LayoutAndFieldsStructType,
     Samples,
+    /*source_in_place=*/false,
 };
 
 }  // namespace vt::rows

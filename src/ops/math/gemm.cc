@@ -4,12 +4,16 @@
 // blocked GEMM (f16/bf16 converted); float64 (which keeps its double precision) and integer
 // types use a plain loop.
 //
-// A constant B is prepacked into NR panels at session creation (from either storage order).
+// A constant B is prepacked into NR panels at session creation (from either storage order),
+// unless the GEMM's rows M are few and known from static shapes: then the resolver's form is
+// the source itself, read in place by a small-M kernel in either storage order
+// (kernels/gemm/f32_gemv.h; docs/weight-forms.md, "Source layout, read in place").
 // A C that is a row vector, a column vector or a scalar becomes the GEMM's bias epilogue; a
 // full [M, N] C is copied into Y first and accumulated onto.
 #include <memory>
 
 #include "kernels/gemm/f32_gemm.h"
+#include "kernels/gemm/f32_gemv.h"
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
@@ -50,9 +54,15 @@ class GemmKernel final : public OpKernel {
     if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() != 2) return;
     b_const_ = *b;
     const size_t r = static_cast<size_t>(b->dim(0)), c = static_cast<size_t>(b->dim(1));
-    const WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
+    WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
+    use.rows = StaticGemmRows(init.graph, node);
     auto pw = init.weights().Prepare(node, node.inputs[1], *b, use);
-    if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32GemmBPanels) {
+    if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32SourceInPlace) {
+      // B stays where it is (Compute reads the constant); a CPU without the row reads it in
+      // place through the blocked GEMM instead.
+      const kernels::F32GemvKernel* row = kernels::FindF32GemvKernel((*pw)->form.kernel);
+      if (row != nullptr && row->supported()) gemv_ = row;
+    } else if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32GemmBPanels) {
       const PreparedWeight& p = **pw;
       const size_t K = trans_b_ ? c : r, N = trans_b_ ? r : c;
       b_panels_ = kernels::BorrowF32Panels(static_cast<size_t>(p.form.panel), K, N,
@@ -162,6 +172,23 @@ class GemmKernel final : public OpKernel {
         ep.bias_m = bias.data();
       }
     }
+    if (gemv_ != nullptr && !prepacked && IsSameConstant(B, b_const_) &&
+        static_cast<size_t>(M) <= gemv_->max_m) {
+      // The constant read in place by the small-M row; A^T is copied to rows (M x K floats).
+      std::vector<float> at;
+      const float* pa = a.data<float>();
+      if (trans_a_) {
+        at.resize(static_cast<size_t>(M * K));
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t m = 0; m < M; ++m) at[static_cast<size_t>(m * K + k)] = pa[k * M + m];
+        pa = at.data();
+      }
+      kernels::F32Gemv(*gemv_, static_cast<size_t>(M), static_cast<size_t>(N),
+                       static_cast<size_t>(K), pa, static_cast<size_t>(K), b.data<float>(),
+                       static_cast<size_t>(B.dim(1)), py, static_cast<size_t>(N), ep, ctx.threads());
+      if (dt != DType::kFloat32) StoreF32As(yf, Y);
+      return Status::Ok();
+    }
     const F32GemmA opa{trans_a_ ? F32GemmA::Kind::kKm : F32GemmA::Kind::kMk, a.data<float>(),
                        static_cast<size_t>(A.dim(1))};
     F32GemmB opb;
@@ -195,6 +222,7 @@ class GemmKernel final : public OpKernel {
 
  private:
   IsaLevel isa_ = IsaLevel::kBaseline;  // ISA the panels were packed for
+  const kernels::F32GemvKernel* gemv_ = nullptr;  // B read in place (few rows)
   S8Panels s8_;                          // compact profile: int8 weights (else q == null)
   PackedWeight s8_bytes_;                // keeps s8_'s bytes alive
   bool trans_a_ = false, trans_b_ = false;

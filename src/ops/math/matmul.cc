@@ -5,12 +5,16 @@
 // types use a plain loop.
 //
 // A constant B (initializer or Constant node) is prepacked into NR panels once per batch
-// matrix at session creation. When B has no batch axes the batch of A is folded into M, so
+// matrix at session creation, unless it is 2-D and the GEMM's rows M are few and known from
+// static shapes: then the resolver's form is the source itself, read in place by a small-M
+// kernel (kernels/gemm/f32_gemv.h; docs/weight-forms.md, "Source layout, read in place"),
+// with the same bits. When B has no batch axes the batch of A is folded into M, so
 // [batch, M, K] x [K, N] is a single GEMM.
 #include <memory>
 #include <optional>
 
 #include "kernels/gemm/f32_gemm.h"
+#include "kernels/gemm/f32_gemv.h"
 #include "kernels/q4/q4_gemm.h"
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
@@ -102,7 +106,16 @@ class MatMulKernel final : public OpKernel {
     const size_t N = static_cast<size_t>(sb.size() == 1 ? 1 : sb.back());
     if (b->rank() == 2) {
       // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
-      auto pw = init.weights().Prepare(node, node.inputs[1], *b, {WeightUse::kMatMulB});
+      WeightUseInfo use{WeightUse::kMatMulB};
+      use.rows = StaticGemmRows(init.graph, node);
+      auto pw = init.weights().Prepare(node, node.inputs[1], *b, use);
+      if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32SourceInPlace) {
+        // B stays where it is (Compute reads the constant); a CPU without the row reads it in
+        // place through the blocked GEMM instead.
+        const kernels::F32GemvKernel* row = kernels::FindF32GemvKernel((*pw)->form.kernel);
+        if (row != nullptr && row->supported()) gemv_ = row;
+        return;
+      }
       if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kQ4_0GemmB) {
         // Compact profile: int4 blocks read by the q4_0 decode GEMM.
         q4_kernel_ = kernels::FindQ4_0GemmKernel((*pw)->form.kernel);
@@ -177,6 +190,16 @@ class MatMulKernel final : public OpKernel {
     const size_t M = static_cast<size_t>(s.M), K = static_cast<size_t>(s.K),
                  N = static_cast<size_t>(s.N);
     const int threads = ctx.threads();
+    if (gemv_ != nullptr && B.rank() == 2 && IsSameConstant(B, b_const_)) {
+      // The constant read in place; more rows than static shapes promised take the blocked
+      // GEMM below, which reads it in place too.
+      const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
+      if (rows <= gemv_->max_m) {
+        kernels::F32Gemv(*gemv_, rows, N, K, pa, K, b.data<float>(), N, py, N, {}, threads);
+        if (dt != DType::kFloat32) StoreF32As(yf, Y);
+        return Status::Ok();
+      }
+    }
     // Any kernel of the default's NR reads the prepacked panels; the tile height is free.
     auto b_operand = [&](int64_t bi) {
       if (prepacked) return F32GemmB{F32GemmB::Kind::kPanels, nullptr, 0, &b_panels_[bi]};
@@ -204,6 +227,7 @@ class MatMulKernel final : public OpKernel {
  private:
   std::optional<IsaLevel> isa_;      // ISA of a resolver form (2-D B); else host dispatch
   const kernels::Q4GemmKernel* q4_kernel_ = nullptr;  // compact profile: int4 weights
+  const kernels::F32GemvKernel* gemv_ = nullptr;      // 2-D B read in place (few rows)
   PackedWeight q4_;
   Tensor b_const_;
   std::vector<F32Panels> b_panels_;  // one per batch matrix of the constant B

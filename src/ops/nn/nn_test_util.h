@@ -12,6 +12,7 @@
 
 #include "ops/common/op_test_util.h"
 #include "vtensor/exec/kernel.h"
+#include "vtensor/forms/weight_provider.h"
 
 namespace vt::ops::nntest {
 
@@ -31,6 +32,11 @@ struct NnCall {
   std::vector<Source> sources;  // per input, default kFeed
   size_t num_outputs = 1;
   int threads = 1;
+  // Fed inputs get their static type in Graph::values, as the session's gemm-shapes pass
+  // records it for GEMM operands (the rows of a GEMM decide its weight's form).
+  bool static_feeds = false;
+  // Prepares the constant weights (null: WeightProvider::Default(), which records nothing).
+  WeightProvider* provider = nullptr;
 
   Expected<std::vector<Value>> Run() const {
     Graph g;
@@ -63,13 +69,18 @@ struct NnCall {
       } else {
         g.inputs.push_back(GraphIO{name, TensorSpec()});
         values[i] = Value(inputs[i]);
+        if (static_feeds) {
+          SymShape dims;
+          for (int64_t d : inputs[i].shape()) dims.push_back(Dim{d, ""});
+          g.values[name] = TensorSpec(TypeInfo::Tensor(inputs[i].dtype(), dims));
+        }
       }
     }
     for (size_t i = 0; i < num_outputs; ++i) node.outputs.push_back("out" + std::to_string(i));
     for (const auto& a : attrs) node.attrs[a.name] = a;
     const KernelFactory* f = KernelRegistry::Global().Find(domain, op, opset);
     if (f == nullptr) return NotFound("no kernel for " + op);
-    KernelInit init{node, g};
+    KernelInit init{node, g, provider};
     VT_ASSIGN_OR_RETURN(auto kernel, (*f)(init));
     std::vector<const Value*> ins;
     for (size_t i = 0; i < inputs.size(); ++i)

@@ -1,0 +1,264 @@
+// AVX-512F small-M rows reading B in place (contract and summation orders in f32_gemv.h). This
+// file alone is compiled with the AVX-512 flags and -ffp-contract=off; it is only called after
+// run-time CPU detection.
+//
+// kKn: B is walked row by row, four rows at a time, across a band of columns (1024 columns, a
+// 4 KiB page of each row, for one or two rows of A; narrower for more rows so that the block
+// and group sums stay in L1): each step reads whole cache lines of four rows in order, which
+// the hardware prefetcher follows, and a software prefetch fetches the next four rows' lines.
+// The block and group sums of f32_gemm_ukernel.h live in small arrays, the running value in C.
+// (Walking a 32-column strip down all K rows instead, as the GEMM microkernels do on panels,
+// touches a new page per row.)
+// kNk: each element is a dot product of a row of A and a row of B, both contiguous: MR x NC
+// accumulators of 16 lanes (at most 4 x 4), NC rows of B streamed side by side.
+#include <immintrin.h>
+
+#include <algorithm>
+
+// GCC 12's masked-load intrinsics trip -Wmaybe-uninitialized on their own placeholder operand.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#include "kernels/gemm/f32_gemv.h"
+
+namespace vt::kernels {
+namespace {
+
+constexpr size_t kS = kF32GemmSumBlock, kG = kF32GemmSumGroup;
+// Bytes ahead of each B row stream that the kNk loop prefetches.
+constexpr size_t kStreamPrefetch = 2048;
+
+inline __mmask16 TailMask(size_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+
+// dst[i][0, nb) = the sum over rows [0, len) of A(i, k) B(k, :) from zero, in row order. `b`
+// points at row 0's first column; rows are ldb apart.
+template <int MR, size_t BAND>
+__attribute__((always_inline)) inline void KnBlock(size_t len, size_t nb, const float* a,
+                                                   size_t lda, const float* b, size_t ldb,
+                                                   float (*dst)[BAND]) {
+  const size_t nv = nb / 16, tail = nb % 16;
+  const __mmask16 tm = TailMask(tail);
+  const size_t vecs = nv + (tail != 0);
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i)
+    for (size_t v = 0; v < vecs; ++v) _mm512_store_ps(dst[i] + 16 * v, _mm512_setzero_ps());
+  size_t k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const float* b0 = b + k * ldb;
+    const float* b1 = b0 + ldb;
+    const float* b2 = b1 + ldb;
+    const float* b3 = b2 + ldb;
+    const float* p = b3 + ldb;  // the next four rows (prefetches never fault)
+    float av[MR][4];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r) av[i][r] = a[static_cast<size_t>(i) * lda + k + static_cast<size_t>(r)];
+    auto step = [&](size_t v, bool full) __attribute__((always_inline)) {
+      const size_t o = 16 * v;
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+        _mm_prefetch(reinterpret_cast<const char*>(p + static_cast<size_t>(r) * ldb + o), _MM_HINT_T0);
+      const __m512 x0 = full ? _mm512_loadu_ps(b0 + o) : _mm512_maskz_loadu_ps(tm, b0 + o);
+      const __m512 x1 = full ? _mm512_loadu_ps(b1 + o) : _mm512_maskz_loadu_ps(tm, b1 + o);
+      const __m512 x2 = full ? _mm512_loadu_ps(b2 + o) : _mm512_maskz_loadu_ps(tm, b2 + o);
+      const __m512 x3 = full ? _mm512_loadu_ps(b3 + o) : _mm512_maskz_loadu_ps(tm, b3 + o);
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) {
+        __m512 d = _mm512_load_ps(dst[i] + o);
+        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][0]), x0, d);
+        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][1]), x1, d);
+        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][2]), x2, d);
+        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][3]), x3, d);
+        _mm512_store_ps(dst[i] + o, d);
+      }
+    };
+    for (size_t v = 0; v < nv; ++v) step(v, true);
+    if (tail != 0) step(nv, false);
+  }
+  for (; k < len; ++k) {
+    const float* bk = b + k * ldb;
+    for (size_t v = 0; v < vecs; ++v) {
+      const size_t o = 16 * v;
+      const __m512 x = v < nv ? _mm512_loadu_ps(bk + o) : _mm512_maskz_loadu_ps(tm, bk + o);
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) {
+        const __m512 d = _mm512_load_ps(dst[i] + o);
+        _mm512_store_ps(dst[i] + o,
+                        _mm512_fmadd_ps(_mm512_set1_ps(a[static_cast<size_t>(i) * lda + k]), x, d));
+      }
+    }
+  }
+}
+
+// Columns [j0, j0 + nb) (nb <= BAND) of MR rows.
+template <int MR, size_t BAND>
+void KnBand(size_t j0, size_t nb, size_t K, const float* a, size_t lda, const float* b,
+            size_t ldb, float* c, size_t ldc, const F32GemmEpilogue& ep) {
+  alignas(64) float s[MR][BAND];
+  alignas(64) float g[MR][BAND];
+  const size_t nv = nb / 16, tail = nb % 16, vecs = nv + (tail != 0);
+  const __mmask16 tm = TailMask(tail);
+  auto mask = [&](size_t v) { return v < nv ? __mmask16(0xFFFF) : tm; };
+  // The running value r lives in C: its initial value first.
+  for (int i = 0; i < MR && !ep.accumulate; ++i) {
+    float* ci = c + static_cast<size_t>(i) * ldc + j0;
+    const __m512 bm = ep.bias_m ? _mm512_set1_ps(ep.bias_m[i]) : _mm512_setzero_ps();
+    for (size_t v = 0; v < vecs; ++v) {
+      const size_t o = 16 * v;
+      const __mmask16 mk = mask(v);
+      const __m512 bn = ep.bias_n ? _mm512_maskz_loadu_ps(mk, ep.bias_n + j0 + o) : _mm512_setzero_ps();
+      _mm512_mask_storeu_ps(ci + o, mk, _mm512_add_ps(bm, bn));
+    }
+  }
+  const __m512 alpha = _mm512_set1_ps(ep.alpha);
+  for (size_t k0 = 0; k0 < K; k0 += kG) {
+    const size_t gl = std::min(kG, K - k0);
+    for (size_t k1 = 0; k1 < gl; k1 += kS) {
+      const size_t len = std::min(kS, gl - k1);
+      KnBlock<MR, BAND>(len, nb, a + k0 + k1, lda, b + (k0 + k1) * ldb + j0, ldb, k1 == 0 ? g : s);
+      if (k1 == 0) continue;
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i)
+        for (size_t v = 0; v < vecs; ++v)
+          _mm512_store_ps(g[i] + 16 * v,
+                          _mm512_add_ps(_mm512_load_ps(g[i] + 16 * v), _mm512_load_ps(s[i] + 16 * v)));
+    }
+    for (int i = 0; i < MR; ++i) {
+      float* ci = c + static_cast<size_t>(i) * ldc + j0;
+      for (size_t v = 0; v < vecs; ++v) {
+        const size_t o = 16 * v;
+        const __mmask16 mk = mask(v);
+        const __m512 r = _mm512_maskz_loadu_ps(mk, ci + o);
+        _mm512_mask_storeu_ps(ci + o, mk, _mm512_add_ps(r, _mm512_mul_ps(alpha, _mm512_load_ps(g[i] + o))));
+      }
+    }
+  }
+  if (!ep.clamp) return;
+  const __m512 lo = _mm512_set1_ps(ep.min), hi = _mm512_set1_ps(ep.max);
+  for (int i = 0; i < MR; ++i) {
+    float* ci = c + static_cast<size_t>(i) * ldc + j0;
+    for (size_t v = 0; v < vecs; ++v) {
+      const __mmask16 mk = mask(v);
+      const __m512 r = _mm512_maskz_loadu_ps(mk, ci + 16 * v);
+      _mm512_mask_storeu_ps(ci + 16 * v, mk, _mm512_min_ps(_mm512_max_ps(r, lo), hi));
+    }
+  }
+}
+
+template <int MR, size_t BAND>
+void Kn(size_t n0, size_t n1, size_t k, const float* a, size_t lda, const float* b, size_t ldb,
+        float* c, size_t ldc, const F32GemmEpilogue& ep) {
+  for (size_t j0 = n0; j0 < n1; j0 += BAND)
+    KnBand<MR, BAND>(j0, std::min(BAND, n1 - j0), k, a, lda, b, ldb, c, ldc, ep);
+}
+
+// The tree of f32_gemv.h over the 16 lanes of v.
+inline float LaneTree(__m512 v) {
+  const __m256 t8 = _mm512_castps512_ps256(_mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0xEE)));
+  const __m128 t4 = _mm_add_ps(_mm256_castps256_ps128(t8), _mm256_extractf128_ps(t8, 1));
+  const __m128 t2 = _mm_add_ps(t4, _mm_movehl_ps(t4, t4));
+  return _mm_cvtss_f32(_mm_add_ss(t2, _mm_shuffle_ps(t2, t2, 1)));
+}
+
+// Rows [0, m) (m <= MR) and columns [j, j + nc) (nc <= NC): rows and columns past them read
+// the last valid one and are not stored.
+template <int MR, int NC>
+void NkTile(size_t m, size_t j, size_t nc, size_t K, const float* a, size_t lda, const float* b,
+            size_t ldb, float* c, size_t ldc, const F32GemmEpilogue& ep) {
+  const float* ar[MR];
+  const float* bc[NC];
+#pragma GCC unroll 8
+  for (int i = 0; i < MR; ++i) ar[i] = a + std::min(static_cast<size_t>(i), m - 1) * lda;
+#pragma GCC unroll 8
+  for (int x = 0; x < NC; ++x) bc[x] = b + (j + std::min(static_cast<size_t>(x), nc - 1)) * ldb;
+  const size_t steps = (K + 15) / 16;
+  __m512 total[MR][NC];
+  for (size_t q0 = 0; q0 < steps; q0 += kF32GemvLaneBlock) {
+    const size_t qe = std::min(steps, q0 + kF32GemvLaneBlock);
+    __m512 acc[MR][NC];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+      for (int x = 0; x < NC; ++x) acc[i][x] = _mm512_setzero_ps();
+    auto step = [&](size_t q, __mmask16 mk, bool full) __attribute__((always_inline)) {
+      const size_t o = 16 * q;
+      __m512 bv[NC];
+#pragma GCC unroll 8
+      for (int x = 0; x < NC; ++x) {
+        _mm_prefetch(reinterpret_cast<const char*>(bc[x] + o) + kStreamPrefetch, _MM_HINT_T0);
+        bv[x] = full ? _mm512_loadu_ps(bc[x] + o) : _mm512_maskz_loadu_ps(mk, bc[x] + o);
+      }
+#pragma GCC unroll 8
+      for (int i = 0; i < MR; ++i) {
+        const __m512 av = full ? _mm512_loadu_ps(ar[i] + o) : _mm512_maskz_loadu_ps(mk, ar[i] + o);
+#pragma GCC unroll 8
+        for (int x = 0; x < NC; ++x) acc[i][x] = _mm512_fmadd_ps(av, bv[x], acc[i][x]);
+      }
+    };
+    const size_t full_end = std::min(qe, K / 16);
+    size_t q = q0;
+    for (; q < full_end; ++q) step(q, 0xFFFF, true);
+    if (q < qe) step(q, TailMask(K - 16 * q), false);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 8
+      for (int x = 0; x < NC; ++x)
+        total[i][x] = q0 == 0 ? acc[i][x] : _mm512_add_ps(total[i][x], acc[i][x]);
+  }
+  for (size_t i = 0; i < m; ++i)
+    for (size_t x = 0; x < nc; ++x) {
+      float* cij = c + i * ldc + j + x;
+      float r = ep.accumulate ? *cij
+                              : (ep.bias_m ? ep.bias_m[i] : 0.0f) + (ep.bias_n ? ep.bias_n[j + x] : 0.0f);
+      if (K > 0) r = r + ep.alpha * LaneTree(total[i][x]);
+      if (ep.clamp) {
+        const float l = r > ep.min ? r : ep.min;
+        r = l < ep.max ? l : ep.max;
+      }
+      *cij = r;
+    }
+}
+
+template <int MR, int NC>
+void Nk(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda, const float* b,
+        size_t ldb, float* c, size_t ldc, const F32GemmEpilogue& ep) {
+  for (size_t j = n0; j < n1; j += NC)
+    NkTile<MR, NC>(m, j, std::min<size_t>(NC, n1 - j), k, a, lda, b, ldb, c, ldc, ep);
+}
+
+}  // namespace
+
+void f32_gemv_kn_8x1024_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a,
+                               size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
+                               const F32GemmEpilogue* ep) {
+  switch (m) {
+    case 1: return Kn<1, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 2: return Kn<2, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 3: return Kn<3, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 4: return Kn<4, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 5: return Kn<5, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 6: return Kn<6, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 7: return Kn<7, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    default: return Kn<8, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+  }
+}
+
+void f32_gemv_nk_8x8_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,
+                            const float* b, size_t ldb, float* c, size_t ldc,
+                            const F32GemmEpilogue* ep) {
+  if (m == 1) return Nk<1, 8>(m, n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+  if (m == 2) return Nk<2, 8>(m, n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+  if (m <= 4) return Nk<4, 4>(m, n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+  // More rows: four at a time over the same four B rows, which the second pass reads from L2
+  // (an 8 x 2 tile re-read all eight A rows from L2 per B row pair: 0.4x the packed speed).
+  for (size_t j = n0; j < n1; j += 4) {
+    const size_t j1 = std::min(n1, j + 4);
+    for (size_t i = 0; i < m; i += 4) {
+      F32GemmEpilogue e = *ep;
+      if (e.bias_m != nullptr) e.bias_m += i;
+      Nk<4, 4>(std::min<size_t>(4, m - i), j, j1, k, a + i * lda, lda, b, ldb, c + i * ldc, ldc, e);
+    }
+  }
+}
+
+}  // namespace vt::kernels

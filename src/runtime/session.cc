@@ -4,6 +4,7 @@
 #include <limits>
 #include <omp.h>
 #include <cstdio>
+#include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
@@ -151,9 +152,9 @@ void Session::WarnCacheMisses() const {
 }
 
 Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
-                                               const SessionOptions& options) {
-  SessionOptions opts = options;
-  opts.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
+                                               const SessionOptions& opts) {
+  SessionOptions timed = opts;
+  timed.cache.read_started_ns = WallClockNs();  // before the first read (forms/verify_memo.h)
   std::vector<LoadPhase> phases;
   PhaseClock clock(&phases);
   // One parse gives the ModelProto and the compiled-tensor fields.
@@ -166,9 +167,9 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   io.infer_shapes = false;  // the runtime binds shapes at run time
   VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
   clock.Mark("import");
-  if (!opts.cache.enabled) p.ext = nullptr;
-  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
-  if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
+  if (!timed.cache.enabled) p.ext = nullptr;
+  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), timed, std::move(p.ext), std::move(phases)));
+  if (timed.cache.enabled) s->extension_error_ = std::move(p.ext_error);
   // Create had no entries to warn about; the unreadable extension is said here.
   if (!s->extension_error_.empty()) s->WarnCacheMisses();
   return s;
@@ -242,10 +243,10 @@ Status CheckDimParams(const std::vector<const GraphIO*>& real,
       if (p.empty()) continue;
       auto [it, fresh] = bound.emplace(p, std::make_pair(x.dim(static_cast<int>(d)), real[i]->name));
       if (!fresh && it->second.first != x.dim(static_cast<int>(d)))
-        return InvalidArgument(file + ": input '" + real[i]->name + "' dim " + std::to_string(d) +
-                               " is " + std::to_string(x.dim(static_cast<int>(d))) +
-                               " but dimension '" + p + "' is " + std::to_string(it->second.first) +
-                               " in input '" + it->second.second + "'");
+        return InvalidArgument(fmt::format("{}: input '{}' dim {} is {} but dimension '{}' is {} "
+                                           "in input '{}'",
+                                           file, real[i]->name, d, x.dim(static_cast<int>(d)), p,
+                                           it->second.first, it->second.second));
     }
   }
   return Status::Ok();
@@ -311,22 +312,23 @@ Expected<std::vector<Value>> Session::RunNamed(
     size_t k = 0;
     while (k < real.size() && real[k]->name != name) ++k;
     if (k == real.size())
-      return InvalidArgument(file + ": no input named '" + name + "' (inputs: " +
-                             InputNames() + ")");
+      return InvalidArgument(
+          fmt::format("{}: no input named '{}' (inputs: {})", file, name, InputNames()));
     if (ptrs[k] != nullptr)
-      return InvalidArgument(file + ": input '" + name + "' is given twice");
+      return InvalidArgument(fmt::format("{}: input '{}' is given twice", file, name));
     ptrs[k] = &value;
   }
   for (size_t k = 0; k < real.size(); ++k)
-    if (ptrs[k] == nullptr) return InvalidArgument(file + ": input '" + real[k]->name + "' is missing");
+    if (ptrs[k] == nullptr)
+      return InvalidArgument(fmt::format("{}: input '{}' is missing", file, real[k]->name));
   std::vector<size_t> picks;
   const auto& outs = outputs();
   for (const std::string& name : output_names) {
     size_t k = 0;
     while (k < outs.size() && outs[k].name != name) ++k;
     if (k == outs.size())
-      return InvalidArgument(file + ": no output named '" + name + "' (outputs: " +
-                             OutputNames() + ")");
+      return InvalidArgument(
+          fmt::format("{}: no output named '{}' (outputs: {})", file, name, OutputNames()));
     picks.push_back(k);
   }
   VT_ASSIGN_OR_RETURN(std::vector<Value> all, RunInputs(ptrs));

@@ -18,7 +18,7 @@ TEST(IrpaWriterTest, IndependentReaderParsesEveryEntryAligned) {
     IrpaEntry e;
     e.key = "w" + std::to_string(i);
     e.metadata = i % 2 ? "vt.layout.v1<[" + std::to_string(i) + "],f32>" : "";
-    e.data.resize(static_cast<size_t>(i * 37 + 3));
+    e.data.resize(static_cast<size_t>(i) * 37 + 3);
     for (size_t k = 0; k < e.data.size(); ++k) e.data[k] = static_cast<uint8_t>(k * 7 + i);
     entries.push_back(e);
   }

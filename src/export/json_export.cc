@@ -111,7 +111,7 @@ Expected<Json> ValueJson(const std::string& name, const TensorSpec* spec) {
     if (k == kMetaIdentity || k == kMetaEncoding || k == kMetaLayout || k == kMetaLayoutOrigin ||
         k == kMetaAliasOf || k.rfind(kMetaCompiledPrefix, 0) == 0)
       continue;
-    std::visit([&](const auto& x) { other[k] = x; }, v);
+    std::visit([&other, &key = k](const auto& x) { other[key] = x; }, v);
   }
   if (!other.empty()) j["metadata"] = other;
   return j;
@@ -279,8 +279,8 @@ Expected<std::string> ExportJson(const Model& model, const JsonExportOptions& op
   return doc.dump(opts.indent) + "\n";
 }
 
-Expected<LayoutFacts> LayoutFactsFromJson(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+Expected<LayoutFacts> LayoutFactsFromJson(const std::string& json_object) {
+  Json j = Json::parse(json_object, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument("layout json: not a JSON object");
   LayoutFacts f;
   VT_RETURN_IF_ERROR(Field(j, "version", &f.version));

@@ -24,6 +24,8 @@ std::string Str(const std::string& s) {
   return r + "\"";
 }
 
+struct DictEntry;
+
 // A parsed attribute value (the subset the writer produces, plus what mlir-opt re-prints).
 struct Attr {
   enum class Kind { kString, kInt, kBool, kInts, kList, kDict } kind = Kind::kString;
@@ -32,13 +34,21 @@ struct Attr {
   bool b = false;
   std::vector<int64_t> ints;
   std::vector<Attr> list;
-  std::vector<std::pair<std::string, Attr>> dict;
-  const Attr* Find(const std::string& k) const {
-    for (const auto& [key, v] : dict)
-      if (key == k) return &v;
-    return nullptr;
-  }
+  // A std::pair<std::string, Attr> here would need Attr complete (clang rejects it).
+  std::vector<DictEntry> dict;
+  const Attr* Find(const std::string& k) const;
 };
+
+struct DictEntry {
+  std::string key;
+  Attr value;
+};
+
+const Attr* Attr::Find(const std::string& k) const {
+  for (const auto& [key, v] : dict)
+    if (key == k) return &v;
+  return nullptr;
+}
 
 class Parser {
  public:
@@ -150,7 +160,7 @@ class Parser {
       if (!Peek('=')) return Err("expected '=' after key '" + key + "'");
       ++p_;
       VT_ASSIGN_OR_RETURN(Attr v, Value());
-      a.dict.emplace_back(std::move(key), std::move(v));
+      a.dict.push_back(DictEntry{std::move(key), std::move(v)});
       Skip();
       if (Peek(',')) {
         ++p_;

@@ -1,5 +1,7 @@
 // If -> stablehlo.if: the condition becomes a rank-0 i1, each branch a region ending in
 // stablehlo.return (branches read enclosing values directly; regions are not isolated).
+#include <fmt/core.h>
+
 #include "export/mlir_text.h"
 #include "export/stablehlo_emitter.h"
 
@@ -40,10 +42,14 @@ Status IfOp(NodeContext& cx) {
       }
       // A weight with a #vt.layout type encoding is returned through a same-shape reshape.
       if (v.type != mlir::TensorType(v.dtype, v.shape)) v = e.Op("stablehlo.reshape", {v}, "", v.dtype, v.shape);
-      refs += (o ? ", " : "") + v.ref;
-      types += (o ? ", " : "") + v.type;
+      if (o > 0) {
+        refs += ", ";
+        types += ", ";
+      }
+      refs += v.ref;
+      types += v.type;
     }
-    e.Line("\"stablehlo.return\"(" + refs + ") : (" + types + ") -> ()");
+    e.Line(fmt::format("\"stablehlo.return\"({}) : ({}) -> ()", refs, types));
     regions.push_back(e.EndRegion());
   }
   std::vector<Val> r = e.OpWithRegions("stablehlo.if", {cond}, regions, "", results);

@@ -423,6 +423,7 @@ std::vector<std::string> SupportedOps() {
   AddRnnConverters(m);
   AddControlConverters(m);
   std::vector<std::string> out;
+  out.reserve(m.size());
   for (const auto& [k, v] : m) out.push_back(k);
   return out;
 }

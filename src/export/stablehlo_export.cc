@@ -1,5 +1,7 @@
 #include "vtensor/export/stablehlo_export.h"
 
+#include <fmt/core.h>
+
 #include <set>
 
 #include "export/dynamic_dims.h"
@@ -224,11 +226,12 @@ class Exporter {
         const Shape shape = hlo::CodedShape(it->second);
         for (size_t d = 0; d < shape.size(); ++d)
           if (hlo::IsDynamicDim(shape[d]))
-            return AnnotateNode(Unimplemented(what + " ('" + name + "') dim " + std::to_string(d) + " is the dynamic dim " +
-                                              e_.DimName(shape[d]) + ", and " + node.op_type +
-                                              " has no conversion with dynamic dims; bind the dim "
-                                              "with --input-shape"),
-                                node);
+            return AnnotateNode(
+                Unimplemented(fmt::format("{} ('{}') dim {} is the dynamic dim {}, and {} has no "
+                                          "conversion with dynamic dims; bind the dim with "
+                                          "--input-shape",
+                                          what, name, d, e_.DimName(shape[d]), node.op_type)),
+                node);
         return Status::Ok();
       }
       return Status::Ok();

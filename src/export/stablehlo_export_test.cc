@@ -18,7 +18,7 @@
 namespace vt {
 namespace {
 
-Expected<StableHloModule> ExportModel(testing::OnnxBuilder b, const std::string& target,
+Expected<StableHloModule> ExportModel(const testing::OnnxBuilder& b, const std::string& target,
                                       StableHloOptions o = {}, Model* keep = nullptr) {
   VT_ASSIGN_OR_RETURN(Model m, b.Import());
   VT_RETURN_IF_ERROR(CaptureTensorMeta(m));

@@ -89,7 +89,7 @@ Status LstmOp(NodeContext& cx) {
     hs.push_back(e.Reshape(h, {1, batch, H}));
     cs.push_back(e.Reshape(c, {1, batch, H}));
   }
-  if (n.outputs.size() > 0 && !n.outputs[0].empty()) {
+  if (!n.outputs.empty() && !n.outputs[0].empty()) {
     if (seq == 0) return cx.Unsupported("empty sequence");
     cx.Set(0, e.Concat(ys, 1));
   }

@@ -14,7 +14,7 @@ namespace {
 
 TensorContext Ctx() { return TensorContext{"m.onnx", nullptr, nullptr}; }
 
-onnx::TensorProto Proto(const std::string& name, int32_t type, std::vector<int64_t> dims) {
+onnx::TensorProto Proto(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(type);

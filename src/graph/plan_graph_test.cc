@@ -2,10 +2,22 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
 
 namespace vt {
 namespace {
+
+// The bit patterns of `xs`: a round trip must keep each float exactly (-0.0 included).
+std::vector<uint32_t> Bits(const std::vector<float>& xs) {
+  std::vector<uint32_t> out;
+  out.reserve(xs.size());
+  for (float x : xs) out.push_back(std::bit_cast<uint32_t>(x));
+  return out;
+}
 
 Tensor Named(Tensor t, const std::string& name) {
   t.set_name(name);
@@ -108,9 +120,7 @@ TEST(PlanGraphTest, RoundTripKeepsEveryFieldAndRefersToSourceTensors) {
   EXPECT_EQ(n.opset, 20);
   EXPECT_EQ(n.inputs, (std::vector<std::string>{"x", "w", "", "k"}));
   EXPECT_EQ(n.FindAttr("s")->s, std::string("a\0b", 3));
-  EXPECT_EQ(std::memcmp(n.FindAttr("fs")->floats.data(), g->nodes[1].FindAttr("fs")->floats.data(),
-                        2 * sizeof(float)),
-            0);
+  EXPECT_EQ(Bits(n.FindAttr("fs")->floats), Bits(g->nodes[1].FindAttr("fs")->floats));
   EXPECT_EQ(n.FindAttr("g")->g->parent, &b);
   EXPECT_EQ(Bytes(n.FindAttr("g")->g->initializers.at("b")), Bytes(Tensor::FromF32({1, 2, 3}, {3})));
   EXPECT_EQ(b.values.at("x").metadata(), g->values.at("x").metadata());
@@ -128,7 +138,7 @@ TEST(PlanGraphTest, StoredTensorsGoToAlignedBlobs) {
   EXPECT_EQ(p.initializer(0).blob().offset() % static_cast<int64_t>(kPlanBlobAlign), 0);
   // In an aligned buffer the blobs are used in place.
   auto* aligned = static_cast<uint8_t*>(std::aligned_alloc(kPlanBlobAlign, blobs.size() + 64));
-  std::memcpy(aligned, blobs.data(), blobs.size());
+  std::copy(blobs.begin(), blobs.end(), aligned);
   std::shared_ptr<const void> keep(aligned, [](const void* q) { std::free(const_cast<void*>(q)); });
   TensorContext ctx{"m.onnx", nullptr, nullptr};
   auto back = GraphFromPlan(p, {}, PlanBlobs{aligned, blobs.size(), keep}, nullptr, ctx);

@@ -13,14 +13,6 @@ bool Near(std::optional<float> v, double want, double rel) {
   return v && std::fabs(*v - want) <= rel * std::fabs(want);
 }
 
-// The operand of binary `n` other than `x`, or null.
-const std::string* Other(const Node* n, const std::string& x) {
-  if (n == nullptr || n->inputs.size() != 2) return nullptr;
-  if (n->inputs[0] == x) return &n->inputs[1];
-  if (n->inputs[1] == x) return &n->inputs[0];
-  return nullptr;
-}
-
 bool IsConst(const Graph& g, const std::string* name, double want, double rel = 1e-6) {
   return name != nullptr && Near(ScalarF32(g, *name), want, rel);
 }
@@ -33,17 +25,17 @@ bool HalfProduct(const Graph& g, const GraphIndex& gi, const std::string& x, con
                  std::vector<Node*>* nodes) {
   Node* m1 = gi.SoleReader(a);
   if (!IsOp(m1, "Mul")) return false;
-  const std::string* o = Other(m1, a);
+  const std::string* o = OtherOperand(m1, a);
   if (o == nullptr) return false;
   if (*o == x) {  // Mul(Mul(x, a), 0.5)
     Node* m2 = gi.SoleReader(m1->outputs[0]);
-    if (!IsOp(m2, "Mul") || !IsConst(g, Other(m2, m1->outputs[0]), 0.5, 0)) return false;
+    if (!IsOp(m2, "Mul") || !IsConst(g, OtherOperand(m2, m1->outputs[0]), 0.5, 0)) return false;
     *nodes = {m1, m2};
     return true;
   }
   if (IsConst(g, o, 0.5, 0)) {  // Mul(x, Mul(a, 0.5))
     Node* m2 = gi.SoleReader(m1->outputs[0]);
-    const std::string* ox = IsOp(m2, "Mul") ? Other(m2, m1->outputs[0]) : nullptr;
+    const std::string* ox = IsOp(m2, "Mul") ? OtherOperand(m2, m1->outputs[0]) : nullptr;
     if (ox == nullptr || *ox != x) return false;
     *nodes = {m1, m2};
     return true;
@@ -51,7 +43,7 @@ bool HalfProduct(const Graph& g, const GraphIndex& gi, const std::string& x, con
   // Mul(Mul(x, 0.5), a): the other operand is h = x * 0.5, read only here.
   Node* h = gi.Producer(*o, "Mul");
   if (h == nullptr || gi.Uses(*o) != 1) return false;
-  const std::string* hx = Other(h, x);
+  const std::string* hx = OtherOperand(h, x);
   if (hx == nullptr || !IsConst(g, hx, 0.5, 0)) return false;
   *nodes = {h, m1};
   return true;
@@ -67,7 +59,7 @@ bool IsCube(const Graph& g, const GraphIndex& gi, const std::string& v, const st
     return true;
   }
   if (!IsOp(p, "Mul")) return false;
-  const std::string* o = Other(p, x);
+  const std::string* o = OtherOperand(p, x);
   if (o == nullptr) return false;
   Node* sq = gi.Producer(*o, "Mul");
   if (sq == nullptr || gi.Uses(*o) != 1 || sq->inputs[0] != x || sq->inputs[1] != x) return false;
@@ -139,7 +131,7 @@ size_t FuseGelu(Graph& g) {
     }
     if (x.empty()) continue;
     Node* one = gi.SoleReader(f->outputs[0]);
-    if (!IsOp(one, "Add") || !IsConst(g, Other(one, f->outputs[0]), 1.0, 0)) continue;
+    if (!IsOp(one, "Add") || !IsConst(g, OtherOperand(one, f->outputs[0]), 1.0, 0)) continue;
     nodes.push_back(one);
     std::vector<Node*> prod;
     if (!HalfProduct(g, gi, x, one->outputs[0], &prod)) continue;

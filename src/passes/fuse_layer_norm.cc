@@ -30,14 +30,6 @@ bool Near(std::optional<float> v, double want, double rel = 1e-6) {
   return v && std::fabs(*v - want) <= rel * std::fabs(want);
 }
 
-// The operand of binary node `n` that is not `x` (null when `x` is not an operand).
-const std::string* Other(const Node* n, const std::string& x) {
-  if (n == nullptr || n->inputs.size() != 2) return nullptr;
-  if (n->inputs[0] == x) return &n->inputs[1];
-  if (n->inputs[1] == x) return &n->inputs[0];
-  return nullptr;
-}
-
 // Squares of `x`: Pow(x, 2) or Mul(x, x).
 bool IsSquareOf(const Graph& g, const Node* n, const std::string& x) {
   if (IsOp(n, "Pow")) return n->inputs.size() == 2 && n->inputs[0] == x && Near(ScalarF32(g, n->inputs[1]), 2.0, 0);
@@ -68,7 +60,7 @@ Node* SoleOp(const GraphIndex& gi, const std::string& v, const char* op) {
 std::string AsRowParam(Graph& g, const std::string& name) {
   const Tensor* t = g.FindInitializer(name);
   if (t->rank() == 1) return name;
-  const std::string n = FreshValueName(g, name + ".vt_row");
+  std::string n = FreshValueName(g, name + ".vt_row");
   Tensor c = t->Contiguous();
   g.SetInitializer(n, Tensor::FromF32(std::vector<float>(c.data<float>(), c.data<float>() + c.numel()),
                                       {c.numel()}));
@@ -109,7 +101,7 @@ size_t FuseLayerNorm(Graph& g) {
     Node* var = SoleOp(gi, sq->outputs[0], "ReduceMean");
     if (var == nullptr || !MeanOverLastAxis(g, ss, var)) continue;
     Node* add = SoleOp(gi, var->outputs[0], "Add");
-    const std::string* eps_name = add ? Other(add, var->outputs[0]) : nullptr;
+    const std::string* eps_name = add ? OtherOperand(add, var->outputs[0]) : nullptr;
     auto eps = eps_name ? ScalarF32(g, *eps_name) : std::nullopt;
     if (!eps || !(*eps >= 0)) continue;
     Node* sqrt = SoleOp(gi, add->outputs[0], "Sqrt");
@@ -129,7 +121,7 @@ size_t FuseLayerNorm(Graph& g) {
     }
     if (recip != nullptr) {
       Node* m = SoleOp(gi, recip->outputs[0], "Mul");
-      const std::string* other = m ? Other(m, recip->outputs[0]) : nullptr;
+      const std::string* other = m ? OtherOperand(m, recip->outputs[0]) : nullptr;
       if (other == nullptr || *other != d) continue;
       norm = m;
     }
@@ -154,14 +146,14 @@ size_t FuseLayerNorm(Graph& g) {
     std::string out = norm->outputs[0], scale, bias;
     std::vector<Node*> tail;
     if (Node* m = SoleOp(gi, out, "Mul"); m != nullptr) {
-      const std::string* s = Other(m, out);
+      const std::string* s = OtherOperand(m, out);
       if (s != nullptr && IsLastAxisParam(g, ss, *s, x)) {
         scale = *s;
         tail.push_back(m);
         out = m->outputs[0];
         if (!rms)
           if (Node* a = SoleOp(gi, out, "Add"); a != nullptr) {
-            const std::string* b = Other(a, out);
+            const std::string* b = OtherOperand(a, out);
             if (b != nullptr && IsLastAxisParam(g, ss, *b, x)) {
               bias = *b;
               tail.push_back(a);

@@ -17,13 +17,6 @@
 namespace vt {
 namespace {
 
-const std::string* Other(const Node* n, const std::string& x) {
-  if (n == nullptr || n->inputs.size() != 2) return nullptr;
-  if (n->inputs[0] == x) return &n->inputs[1];
-  if (n->inputs[1] == x) return &n->inputs[0];
-  return nullptr;
-}
-
 // An f32 initializer [n] (a bias of higher rank could give the sum a higher rank than the
 // product's).
 bool IsBias(const Graph& g, const std::string& name, int64_t n) {
@@ -34,7 +27,7 @@ bool IsBias(const Graph& g, const std::string& name, int64_t n) {
 std::string AsVector(Graph& g, const std::string& name) {
   const Tensor* t = g.FindInitializer(name);
   if (t->rank() == 1) return name;
-  const std::string n = FreshValueName(g, name + ".vt_row");
+  std::string n = FreshValueName(g, name + ".vt_row");
   Tensor c = t->Contiguous();
   g.SetInitializer(n, Tensor::FromF32(std::vector<float>(c.data<float>(), c.data<float>() + c.numel()),
                                       {c.numel()}));
@@ -63,14 +56,14 @@ bool ActivationAfter(const GraphIndex& gi, const std::string& v, std::string* ac
   Node* sig = IsOp(readers[0], "Sigmoid") ? readers[0] : readers[1];
   Node* m = sig == readers[0] ? readers[1] : readers[0];
   if (!IsOp(sig, "Sigmoid") || !IsOp(m, "Mul") || gi.Uses(sig->outputs[0]) != 1) return false;
-  const std::string* o = Other(m, v);
+  const std::string* o = OtherOperand(m, v);
   if (o == nullptr || *o != sig->outputs[0]) return false;
   *act = "Silu";
   nodes->push_back(sig);
   nodes->push_back(m);
   *out = m->outputs[0];
   if (Node* u = gi.SoleReader(m->outputs[0]); IsOp(u, "Mul")) {
-    const std::string* w = Other(u, m->outputs[0]);
+    const std::string* w = OtherOperand(u, m->outputs[0]);
     if (w != nullptr && *w != m->outputs[0]) {
       *mul = *w;
       nodes->push_back(u);
@@ -116,7 +109,7 @@ size_t FuseMatMulBias(Graph& g) {
     std::vector<Node*> nodes = {mm};
     std::string out = mm->outputs[0], bias, act, mul;
     if (Node* a = gi.SoleReader(out); IsOp(a, "Add")) {
-      const std::string* b = Other(a, out);
+      const std::string* b = OtherOperand(a, out);
       if (b != nullptr && IsBias(g, *b, w->dim(1))) {
         bias = *b;
         nodes.push_back(a);

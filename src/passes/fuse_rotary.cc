@@ -17,13 +17,6 @@
 namespace vt {
 namespace {
 
-const std::string* Other(const Node* n, const std::string& x) {
-  if (n == nullptr || n->inputs.size() != 2) return nullptr;
-  if (n->inputs[0] == x) return &n->inputs[1];
-  if (n->inputs[1] == x) return &n->inputs[0];
-  return nullptr;
-}
-
 // Slice of the last axis of its input [start, end) with step 1; returns the data input.
 const std::string* LastAxisSlice(const Graph& g, const SymbolicShapes& ss, const Node* n,
                                  int64_t* start, int64_t* end) {
@@ -40,7 +33,7 @@ const std::string* LastAxisSlice(const Graph& g, const SymbolicShapes& ss, const
   if ((*ax)[0] != -1 && (*ax)[0] != static_cast<int64_t>(*rank) - 1) return nullptr;
   *start = (*st)[0];
   *end = (*en)[0];
-  return &n->inputs[0];
+  return &n->inputs.front();
 }
 
 // `t` (rank <= rank(x)) broadcast to x does not widen it: no dim of t above 1 where x's is 1,
@@ -85,11 +78,11 @@ size_t FuseRotary(Graph& g) {
     if (hs != h || he < 2 * h || ls != 0 || le != h) continue;
     // rot * sin + x * cos
     Node* ms = gi.SoleReader(cat->outputs[0]);
-    const std::string* sin = IsOp(ms, "Mul") ? Other(ms, cat->outputs[0]) : nullptr;
+    const std::string* sin = IsOp(ms, "Mul") ? OtherOperand(ms, cat->outputs[0]) : nullptr;
     Node* add = sin ? gi.SoleReader(ms->outputs[0]) : nullptr;
-    const std::string* xc = IsOp(add, "Add") ? Other(add, ms->outputs[0]) : nullptr;
+    const std::string* xc = IsOp(add, "Add") ? OtherOperand(add, ms->outputs[0]) : nullptr;
     Node* mc = xc ? gi.Producer(*xc, "Mul") : nullptr;
-    const std::string* cos = mc ? Other(mc, *x) : nullptr;
+    const std::string* cos = mc ? OtherOperand(mc, *x) : nullptr;
     if (cos == nullptr || gi.Uses(*xc) != 1 || *sin == cat->outputs[0] || *cos == *x) continue;
     auto sr = ss.Rank(*sin), cr = ss.Rank(*cos);
     if (!sr || !cr || *sr > *rank || *cr > *rank) continue;

@@ -59,7 +59,7 @@ TEST(FuseRotaryTest, OtherAxisOrSplitIsLeftAlone) {
 }
 
 TEST(FuseRotaryTest, WideningTablesOrFloat16AreLeftAlone) {
-  for (auto b : {Rotary(-1, kDim / 2, 1), Rotary(-1, kDim / 2, kSeq, onnx::TensorProto::FLOAT16)}) {
+  for (const auto& b : {Rotary(-1, kDim / 2, 1), Rotary(-1, kDim / 2, kSeq, onnx::TensorProto::FLOAT16)}) {
     auto m = b.Import();
     ASSERT_TRUE(m.ok()) << m.status().ToString();
     EXPECT_EQ(FuseRotary(*m->graph), 0u);

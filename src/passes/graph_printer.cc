@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <iterator>
 #include <variant>
 
 #include "vtensor/graph/tensor_meta.h"
@@ -89,11 +90,11 @@ void PrintGraph(const Graph& g, int indent, std::string& out) {
       if (!o.empty()) out += pad + "    -> " + ValueText(g, o) + "\n";
     for (const auto& [an, a] : n.attrs) {
       if (a.g) {
-        out += pad + "    " + an + ":\n";
+        fmt::format_to(std::back_inserter(out), "{}    {}:\n", pad, an);
         PrintGraph(*a.g, indent + 6, out);
       }
       for (size_t k = 0; k < a.graphs.size(); ++k) {
-        out += pad + "    " + an + "[" + std::to_string(k) + "]:\n";
+        fmt::format_to(std::back_inserter(out), "{}    {}[{}]:\n", pad, an, k);
         PrintGraph(*a.graphs[k], indent + 6, out);
       }
     }

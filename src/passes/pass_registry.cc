@@ -1,3 +1,5 @@
+#include <fmt/core.h>
+
 #include <algorithm>
 
 #include "vtensor/passes/pass.h"
@@ -67,7 +69,8 @@ Expected<std::vector<std::unique_ptr<Pass>>> PassRegistry::PipelineFor(
     for (const auto& [pn, pf] : passes_)
       if (pn == n) f = &pf;
     if (f == nullptr)
-      return InvalidArgument("pipeline of target '" + key + "' names unknown pass '" + n + "'");
+      return InvalidArgument(
+          fmt::format("pipeline of target '{}' names unknown pass '{}'", key, n));
     out.push_back((*f)());
   }
   return out;

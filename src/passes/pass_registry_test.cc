@@ -8,6 +8,7 @@ namespace {
 
 std::vector<std::string> Names(const std::vector<std::unique_ptr<Pass>>& p) {
   std::vector<std::string> out;
+  out.reserve(p.size());
   for (const auto& x : p) out.push_back(x->name());
   return out;
 }

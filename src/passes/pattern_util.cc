@@ -110,6 +110,15 @@ bool IsOp(const Node* n, const char* op) {
   return n != nullptr && n->domain.empty() && n->op_type == op;
 }
 
+const std::string* OtherOperand(const Node* n, const std::string& x) {
+  if (n == nullptr || n->inputs.size() != 2) return nullptr;
+  const std::string& a = n->inputs.front();
+  const std::string& b = n->inputs.back();
+  if (a == x) return &b;
+  if (b == x) return &a;
+  return nullptr;
+}
+
 std::string FreshValueName(const Graph& g, const std::string& base) {
   std::string n = base;
   auto taken = [&](const std::string& s) {

@@ -50,6 +50,9 @@ std::optional<std::vector<int64_t>> IntsInitializer(const Graph& g, const std::s
 std::optional<DType> ElemType(const Graph& g, const GraphIndex& gi, const std::string& v);
 // True for a node of the default domain with this op type.
 bool IsOp(const Node* n, const char* op);
+// The input of two-input node `n` that is not `x` (the other operand of a binary op); null
+// when `n` is null, does not have two inputs or does not read `x`.
+const std::string* OtherOperand(const Node* n, const std::string& x);
 // A name not yet used in `g` for a value or initializer, derived from `base`.
 std::string FreshValueName(const Graph& g, const std::string& base);
 // Drops the nodes in `removed` from g.nodes, keeping the order of the others.

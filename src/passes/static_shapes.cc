@@ -286,7 +286,7 @@ Status SpecializeShapes(Model& model, const StaticShapeOptions& opts) {
   }
   for (const auto& [name, values] : opts.input_values) {
     auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
-                           [&](const GraphIO& io) { return io.name == name; });
+                           [&want = name](const GraphIO& io) { return io.name == want; });
     if (it == g.inputs.end() || g.initializers.count(name))
       return InvalidArgument("--input-value names '" + name + "', which is not a graph input");
     const TypeInfo& t = it->spec.type();

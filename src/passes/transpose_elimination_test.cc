@@ -20,7 +20,7 @@ testing::OnnxBuilder TransposedWeightModel(const std::string& consumer) {
   return b;
 }
 
-std::vector<float> RunOnce(Model m) {
+std::vector<float> RunOnce(const Model& m) {
   // EvaluateModel runs the graph exactly as the passes left it (no folding).
   Tensor x = Tensor::Empty(DType::kFloat32, {2, 4});
   for (int i = 0; i < 8; ++i) x.mutable_data<float>()[i] = 0.25f * static_cast<float>(i) - 1.0f;
@@ -58,7 +58,7 @@ TEST(TransposeEliminationTest, MatMulWeightBecomesAStrideSwappedViewAndOutputsAr
   auto orig = before->graph->initializers.at("W");
   EXPECT_EQ(std::memcmp(g.initializers.at("Wt").storage()->data(), orig.storage()->data(), 48), 0);
 
-  std::vector<float> y0 = RunOnce(std::move(*before)), y1 = RunOnce(std::move(*after));
+  std::vector<float> y0 = RunOnce(*before), y1 = RunOnce(*after);
   ASSERT_EQ(y0.size(), 6u);
   EXPECT_EQ(y0, y1);  // bit-identical
 }
@@ -74,7 +74,7 @@ TEST(TransposeEliminationTest, GemmAbsorbsTheTransposeIntoItsFlag) {
   EXPECT_EQ(mm.inputs[1], "W");
   EXPECT_EQ(mm.GetInt("transB", 0), 1);
   EXPECT_FALSE(HasTensorLayout(after->graph->values.at("W")));
-  EXPECT_EQ(RunOnce(std::move(*before)), RunOnce(std::move(*after)));
+  EXPECT_EQ(RunOnce(*before), RunOnce(*after));
 }
 
 TEST(TransposeEliminationTest, WithoutTargetMatMulWeightIsFoldedWithoutALayout) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -33,7 +35,7 @@ void ExpectSameFloats(const Tensor& got, const std::vector<float>& want, const s
   for (int64_t i = 0; i < got.numel(); ++i) {
     const float g = static_cast<float>(got.GetDouble(i)), w = want[static_cast<size_t>(i)];
     if (std::isnan(g) && std::isnan(w)) continue;
-    ASSERT_EQ(0, std::memcmp(&g, &w, 4)) << what << " element " << i << ": decoder " << g
+    ASSERT_EQ(std::bit_cast<uint32_t>(g), std::bit_cast<uint32_t>(w)) << what << " element " << i << ": decoder " << g
                                          << ", unpacker " << w;
   }
 }

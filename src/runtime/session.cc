@@ -4,6 +4,7 @@
 #include <limits>
 #include <omp.h>
 #include <cstdio>
+#include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
@@ -278,12 +279,10 @@ Status CheckDimParams(const std::vector<const GraphIO*>& real,
       if (p.empty()) continue;
       auto [it, fresh] = bound.emplace(p, std::make_pair(x.dim(static_cast<int>(d)), real[i]->name));
       if (!fresh && it->second.first != x.dim(static_cast<int>(d)))
-        return InvalidArgument(std::string(file).append(": input '").append(real[i]->name)
-                                   .append("' dim ").append(std::to_string(d)).append(" is ")
-                                   .append(std::to_string(x.dim(static_cast<int>(d))))
-                                   .append(" but dimension '").append(p).append("' is ")
-                                   .append(std::to_string(it->second.first))
-                                   .append(" in input '").append(it->second.second).append("'"));
+        return InvalidArgument(fmt::format("{}: input '{}' dim {} is {} but dimension '{}' is {} "
+                                           "in input '{}'",
+                                           file, real[i]->name, d, x.dim(static_cast<int>(d)), p,
+                                           it->second.first, it->second.second));
     }
   }
   return Status::Ok();
@@ -349,25 +348,23 @@ Expected<std::vector<Value>> Session::RunNamed(
     size_t k = 0;
     while (k < real.size() && real[k]->name != name) ++k;
     if (k == real.size())
-      return InvalidArgument(std::string(file).append(": no input named '").append(name)
-                                 .append("' (inputs: ").append(InputNames()).append(")"));
+      return InvalidArgument(
+          fmt::format("{}: no input named '{}' (inputs: {})", file, name, InputNames()));
     if (ptrs[k] != nullptr)
-      return InvalidArgument(std::string(file).append(": input '").append(name)
-                                 .append("' is given twice"));
+      return InvalidArgument(fmt::format("{}: input '{}' is given twice", file, name));
     ptrs[k] = &value;
   }
   for (size_t k = 0; k < real.size(); ++k)
     if (ptrs[k] == nullptr)
-      return InvalidArgument(std::string(file).append(": input '").append(real[k]->name)
-                                 .append("' is missing"));
+      return InvalidArgument(fmt::format("{}: input '{}' is missing", file, real[k]->name));
   std::vector<size_t> picks;
   const auto& outs = outputs();
   for (const std::string& name : output_names) {
     size_t k = 0;
     while (k < outs.size() && outs[k].name != name) ++k;
     if (k == outs.size())
-      return InvalidArgument(std::string(file).append(": no output named '").append(name)
-                                 .append("' (outputs: ").append(OutputNames()).append(")"));
+      return InvalidArgument(
+          fmt::format("{}: no output named '{}' (outputs: {})", file, name, OutputNames()));
     picks.push_back(k);
   }
   VT_ASSIGN_OR_RETURN(std::vector<Value> all, RunInputs(ptrs));

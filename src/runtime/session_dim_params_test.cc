@@ -21,7 +21,7 @@ void AddInput(onnx::GraphProto* g, const std::string& name, const std::string& d
   t->mutable_shape()->add_dim()->set_dim_value(dim1);
 }
 
-void AddNode(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
+void AddNode(onnx::GraphProto* g, const std::string& op, const std::vector<std::string>& in,
              const std::string& out) {
   auto* n = g->add_node();
   n->set_op_type(op);

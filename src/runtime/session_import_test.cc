@@ -9,8 +9,8 @@
 namespace vt {
 namespace {
 
-onnx::TensorProto FloatTensor(const std::string& name, std::vector<int64_t> dims,
-                              std::vector<float> vals) {
+onnx::TensorProto FloatTensor(const std::string& name, const std::vector<int64_t>& dims,
+                              const std::vector<float>& vals) {
   onnx::TensorProto t;
   t.set_name(name);
   t.set_data_type(onnx::TensorProto::FLOAT);

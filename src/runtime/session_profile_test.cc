@@ -25,7 +25,8 @@ std::unique_ptr<Session> LoadIfModel() {
   w->set_data_type(onnx::TensorProto::FLOAT);
   w->add_dims(3);
   for (float v : {-10.f, 20.f, 30.f}) w->add_float_data(v);
-  auto input = [](onnx::ValueInfoProto* vi, const char* name, int type, std::vector<int> dims) {
+  auto input = [](onnx::ValueInfoProto* vi, const char* name, int type,
+                  const std::vector<int>& dims) {
     vi->set_name(name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(type);
@@ -35,7 +36,7 @@ std::unique_ptr<Session> LoadIfModel() {
   input(g->add_input(), "x", onnx::TensorProto::FLOAT, {2, 3});
   input(g->add_input(), "c", onnx::TensorProto::BOOL, {});
   g->add_output()->set_name("y");
-  auto branch = [](onnx::GraphProto* b, const char* op, std::vector<const char*> in) {
+  auto branch = [](onnx::GraphProto* b, const char* op, const std::vector<const char*>& in) {
     b->set_name(std::string(op) + "_branch");
     auto* n = b->add_node();
     n->set_op_type(op);
@@ -116,6 +117,7 @@ TEST(SessionProfileTest, ConcurrentRunsOwnOrShareProfiles) {
   OpProfile shared;
   std::vector<OpProfile> own(kThreads);
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRuns; ++r) {

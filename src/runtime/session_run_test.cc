@@ -3,8 +3,9 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
-#include <cstring>
+#include <iterator>
 #include <thread>
+#include <vector>
 
 #include "vtensor/runtime/session.h"
 
@@ -32,7 +33,7 @@ std::string ModelBytes() {
   tt->mutable_shape()->add_dim()->set_dim_value(2);
   tt->mutable_shape()->add_dim()->set_dim_value(3);
   for (const char* o : {"y", "z", "t"}) g->add_output()->set_name(o);
-  auto node = [&](const char* op, std::vector<const char*> in, const char* out) {
+  auto node = [&](const char* op, const std::vector<const char*>& in, const char* out) {
     auto* n = g->add_node();
     n->set_op_type(op);
     n->set_name(std::string(op) + "0");
@@ -64,7 +65,8 @@ TEST(SessionRunTest, BorrowedInputOutputsOwnTheirBytes) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   const Tensor& z = (*out)[1].tensor();
   EXPECT_NE(z.data<float>(), x) << "Identity of a borrowed input must be copied";
-  EXPECT_EQ(std::memcmp(z.data<float>(), x, sizeof x), 0);
+  EXPECT_EQ(std::vector<float>(z.data<float>(), z.data<float>() + z.numel()),
+            std::vector<float>(std::begin(x), std::end(x)));
   const Tensor& t = (*out)[2].tensor();
   EXPECT_TRUE(t.is_contiguous()) << "a transposed view must come out dense";
   EXPECT_EQ(t.shape(), (Shape{3, 2}));
@@ -137,6 +139,7 @@ TEST(SessionRunTest, ConcurrentRunsGiveSerialResults) {
   auto s = Load();
   ASSERT_NE(s, nullptr);
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> bad(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {

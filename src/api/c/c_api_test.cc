@@ -57,7 +57,7 @@ std::string AddIdentityModelBytes() {
 }
 
 std::string WriteModel() {
-  const std::string path = ::testing::TempDir() + "/c_api_add_identity_" +
+  std::string path = ::testing::TempDir() + "/c_api_add_identity_" +
                            std::to_string(::getpid()) + ".onnx";
   std::ofstream(path, std::ios::binary) << AddIdentityModelBytes();
   return path;
@@ -542,6 +542,7 @@ TEST(CApiStatus, NullIsOk) {
 
 TEST_F(CApiTest, ConcurrentRunsOnOneSession) {
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::vector<int> failures(4, 0);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {

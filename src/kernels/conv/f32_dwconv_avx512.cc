@@ -130,7 +130,7 @@ size_t DenseRows(const F32DwConvParams& p, const float* x, float* y) {
 
 // True when the offsets form a dense kh x kw grid in rows of x_pitch.
 bool IsDense(const F32DwConvParams& p, int kh, int kw) {
-  if (p.taps != static_cast<size_t>(kh * kw)) return false;
+  if (p.taps != static_cast<size_t>(kh) * static_cast<size_t>(kw)) return false;
   for (int t = 0; t < kh * kw; ++t)
     if (p.off[t] != p.off[0] + (t / kw) * static_cast<int64_t>(p.x_pitch) + t % kw) return false;
   return true;
@@ -214,7 +214,7 @@ size_t PhasedRows(const F32DwConvParams& p, const float* x, float* y) {
 // True when the offsets are the phase-plane form of a dense kh x kw filter with strides
 // (sh, sw) (see PhasedStep).
 bool IsPhased(const F32DwConvParams& p, int kh, int kw, int sh, int sw) {
-  if (p.taps != static_cast<size_t>(kh * kw)) return false;
+  if (p.taps != static_cast<size_t>(kh) * static_cast<size_t>(kw)) return false;
   for (int r = 0; r < kh; ++r)
     for (int s = 0; s < kw; ++s) {
       const int64_t base = p.off[(r % sh) * kw + s % sw];

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/core.h>
+
 #include "vtensor/layout/minifloat.h"
 
 namespace vt {
@@ -70,7 +72,7 @@ CompareResult CompareTensors(const Tensor& got, const Tensor& want, double rtol,
     if (std::isnan(a) && std::isnan(b)) continue;
     if (std::isinf(b) || std::isinf(a)) {
       if (a != b) {
-        if (r.pass) r.detail = "mismatch at " + std::to_string(i) + ": " + std::to_string(a) + " != " + std::to_string(b);
+        if (r.pass) r.detail = fmt::format("mismatch at {}: {:.9g} != expected {:.9g}", i, a, b);
         r.pass = false;
         r.max_abs_diff = INFINITY;
       }
@@ -80,9 +82,10 @@ CompareResult CompareTensors(const Tensor& got, const Tensor& want, double rtol,
     if (std::isnan(d)) d = INFINITY;
     r.max_abs_diff = std::max(r.max_abs_diff, d);
     if (!(d <= atol + rtol * std::fabs(b))) {
-      if (r.pass)
-        r.detail = "mismatch at " + std::to_string(i) + ": " + std::to_string(a) + " != expected " +
-                   std::to_string(b);
+      if (r.pass)  // 9 significant digits: values near zero must not print as 0.000000
+        r.detail = fmt::format("mismatch at {}: {:.9g} != expected {:.9g} (|diff| {:.3g} > atol {:.3g} "
+                               "+ rtol {:.3g} * |expected|)",
+                               i, a, b, d, atol, rtol);
       r.pass = false;
     }
   }

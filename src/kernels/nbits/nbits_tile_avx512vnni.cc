@@ -69,7 +69,8 @@ void TileQ8(size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq, size_t ldxq, c
           d1 = _mm512_dpbusd_epi32(d1, wq[t + 1], _mm512_set1_epi32(Quad(xb.q + 4 * t + 4)));
         }
         const __m512i dot = _mm512_add_epi32(d0, d1);
-        const float sum = static_cast<float>(-xb.neg8sum[0] / 8);
+        const int32_t qsum = -xb.neg8sum[0] / 8;  // exact: neg8sum[0] is -8 * sum q
+        const float sum = static_cast<float>(qsum);
         const __m512 v = _mm512_fnmadd_ps(zp, _mm512_set1_ps(sum), _mm512_cvtepi32_ps(dot));
         const __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xb.d));
         acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(v, s));

@@ -15,9 +15,9 @@
 namespace vt {
 
 // Buffers of host-arena size go back to the arena when released (their storage is dropped):
-// its size classes, and its reuse of a cached block up to 4x larger, let a released buffer
-// serve later requests of other sizes, where this pool matches exact sizes only; the first run
-// then faults in less fresh memory (base/host_memory.h).
+// it splits and merges freed ranges, so a released buffer serves later requests of any size,
+// where this pool matches exact sizes only; the first run then touches about its peak of live
+// bytes in fresh memory (base/host_memory.h).
 namespace {
 bool ArenaSized(size_t bytes) { return bytes >= kHostArenaMinBytes && HostArenaEnabled(); }
 }  // namespace

@@ -70,7 +70,7 @@ int BenchCommand(const BenchArgs& a) {
   // --top / --profile-first: the first run records its nodes as well.
   OpProfile first_profile;
   OpProfile* first_prof = a.top > 0 || !a.profile_first.empty() ? &first_profile : nullptr;
-  const uint64_t mapped0 = GetHostMemoryStats().mapped_bytes;
+  const uint64_t touched0 = GetHostMemoryStats().touched_bytes;
   const int64_t faults0 = PageFaults();
   const double fc = ThreadCpuMs(), fs = ThreadSysMs();
   const auto f0 = Clock::now();
@@ -79,7 +79,7 @@ int BenchCommand(const BenchArgs& a) {
   const double first_cpu_ms = ThreadCpuMs() - fc, first_sys_ms = ThreadSysMs() - fs;
   const int64_t first_faults = PageFaults() - faults0;
   const double first_fresh_mib =
-      static_cast<double>(GetHostMemoryStats().mapped_bytes - mapped0) / (1 << 20);
+      static_cast<double>(GetHostMemoryStats().touched_bytes - touched0) / (1 << 20);
   const char* start_clock = "";
   const double first_result_ms = MsSinceProcessStart(&start_clock);
   for (int i = 0; i < a.warmup; ++i)

@@ -50,6 +50,9 @@ class CMakeBuild(build_ext):
         dest = pathlib.Path(self.get_ext_fullpath(ext.name))
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, dest)
+        # The operator libraries plugin (ImageDecoder, RegexFullMatch), which the extension
+        # loads from its own directory on demand.
+        shutil.copyfile(built.parent / "libvtensor-oplibs.so", dest.parent / "libvtensor-oplibs.so")
 
 
 setup(

@@ -13,8 +13,6 @@ foreach(m ${VT_PACKAGE_MODULES})
   list(APPEND VT_PACKAGE_OBJECTS $<TARGET_OBJECTS:${m}>)
 endforeach()
 set(VT_LIB_DIR ${PROJECT_BINARY_DIR}/lib)
-# ImageDecoder's format libraries (src/ops/image/CMakeLists.txt): full paths.
-get_property(VT_IMAGE_LIBRARIES GLOBAL PROPERTY VT_IMAGE_LIBRARIES)
 
 # Shared library. Its link dependencies are recorded in it (DT_NEEDED), so consumers name
 # only vtensor; --no-undefined proves every symbol is found.
@@ -23,7 +21,7 @@ set_target_properties(vtensor_shared PROPERTIES
   OUTPUT_NAME vtensor VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${VT_LIB_DIR})
 target_link_libraries(vtensor_shared PRIVATE onnx onnx_proto protobuf::libprotobuf
-                      ${CMAKE_DL_LIBS} ${XXHASH_LIBRARY} ${RE2_LIBRARY} ${VT_IMAGE_LIBRARIES}
+                      ${CMAKE_DL_LIBS} ${XXHASH_LIBRARY}
                       OpenMP::OpenMP_CXX fmt::fmt)
 target_link_options(vtensor_shared PRIVATE -Wl,--no-undefined)
 # In the build tree (examples/) it is used like the installed library: public headers only.
@@ -72,17 +70,13 @@ install(FILES ${PROJECT_BINARY_DIR}/proto/vtensor/format/vtensor_ext.pb.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vtensor/format)
 
 install(TARGETS vtensor_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The operator libraries plugin (src/ops/common/op_libs.h) that both libraries load on demand:
+# ImageDecoder's format libraries and RE2 are its dependencies, not theirs.
+install(TARGETS vtensor_oplibs LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${VT_STATIC_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 set(VT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vtensor)
 get_filename_component(VT_XXHASH_NAME ${XXHASH_LIBRARY} NAME)
-get_filename_component(VT_RE2_NAME ${RE2_LIBRARY} NAME)
-# Library names (libjpeg.so ...) the installed package config looks for.
-set(VT_IMAGE_LIB_NAMES "")
-foreach(lib ${VT_IMAGE_LIBRARIES})
-  get_filename_component(name ${lib} NAME)
-  list(APPEND VT_IMAGE_LIB_NAMES ${name})
-endforeach()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/vtensorConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/vtensorConfig.cmake
   INSTALL_DESTINATION ${VT_CMAKE_DIR}

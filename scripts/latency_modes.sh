@@ -15,9 +15,11 @@
 #               the machine's own spread
 #   --ab K=V    a second vtensor process with K=V in its environment (e.g.
 #               VTENSOR_HOST_ARENA=off): a before/after in one run
+#   --vs DIR    a vtensor process of another build (DIR/vtensor, e.g. a copy of the previous
+#               commit's): a before/after of a code change in one run
 # See docs/benchmarks.md.
 #
-# usage: scripts/latency_modes.sh [--procs P] [--runs N] [--ort] [--ab K=V] [--build DIR] [CASE...]
+# usage: scripts/latency_modes.sh [--procs P] [--runs N] [--ort] [--ab K=V] [--vs DIR] [--build DIR] [CASE...]
 #   --procs P    processes per model and side (default 10)
 #   --runs N     timed runs per process (default 30; each process first runs once + 3 warmups)
 #   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build)
@@ -28,6 +30,7 @@ PROCS=10
 RUNS=30
 ORT=0
 AB=""
+VS=""
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
 CASES=()
 while [[ $# -gt 0 ]]; do
@@ -36,8 +39,9 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift 2 ;;
     --ort) ORT=1; shift ;;
     --ab) AB="$2"; shift 2 ;;
+    --vs) VS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "latency_modes: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
@@ -49,6 +53,10 @@ VTENSOR="$BUILD/vtensor"
 [[ -x "$VTENSOR" ]] || { echo "latency_modes: $VTENSOR not found; build first (scripts/build.sh vtensor)" >&2; exit 2; }
 SIDES=(vt)
 [[ -n "$AB" ]] && SIDES+=("vt[$AB]")
+if [[ -n "$VS" ]]; then
+  [[ -x "$VS/vtensor" ]] || { echo "latency_modes: $VS/vtensor not found" >&2; exit 2; }
+  SIDES+=("vt@$VS")
+fi
 [[ $ORT -eq 1 ]] && { ORT_BENCH="$("$ROOT/scripts/build_ort_bench.sh" --build "$BUILD")"; SIDES+=(ort); }
 
 "$ROOT/scripts/fetch_models.sh" "${CASES[@]}" >&2
@@ -65,6 +73,7 @@ run_side() {  # SIDE MODEL DATA -> bench output
   case "$1" in
     vt) "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
     ort) "$ORT_BENCH" "$2" --data "$3" --runs "$RUNS" --warmup 3 ;;
+    vt@*) "${1#vt@}/vtensor" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
     *) env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
   esac
 }

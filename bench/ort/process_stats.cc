@@ -22,6 +22,8 @@ double RealtimeSeconds() { return Seconds(CLOCK_REALTIME); }
 
 double ThreadCpuMs() { return Seconds(CLOCK_THREAD_CPUTIME_ID) * 1e3; }
 
+double ProcessCpuMs() { return Seconds(CLOCK_PROCESS_CPUTIME_ID) * 1e3; }
+
 double SinceStart(const char** clock_name) {
   if (const char* e = std::getenv("VT_SPAWN_REALTIME"); e && *e) {
     char* end = nullptr;

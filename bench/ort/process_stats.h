@@ -8,6 +8,10 @@ namespace vt::ortbench {
 // CPU time of the calling thread in milliseconds (CLOCK_THREAD_CPUTIME_ID).
 double ThreadCpuMs();
 
+// CPU time of the whole process so far in milliseconds, every thread, user and system
+// (CLOCK_PROCESS_CPUTIME_ID), as src/tools/process_clock.h's ProcessCpuMs.
+double ProcessCpuMs();
+
 // Seconds elapsed since the process started, and how the start was taken: VT_SPAWN_REALTIME
 // (CLOCK_REALTIME seconds set by the launching shell just before exec, as bash's
 // $EPOCHREALTIME) when present, else the kernel's start time in /proc/self/stat (clock-tick

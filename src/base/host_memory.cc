@@ -3,55 +3,34 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <iterator>
+#include <map>
 #include <mutex>
-#include <unordered_map>
-#include <vector>
 
 namespace vt {
 
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-// Blocks up to kSlabMaxBlock are carved from slabs of kSlabBytes; larger ones get their own
-// mapping. A slab's unused tail is never touched, so it costs address space only (a huge page
-// is faulted in by its first touch).
-constexpr size_t kSlabBytes = size_t{4} << 20;
-constexpr size_t kSlabMaxBlock = size_t{1} << 20;
-// Freed blocks with their own mapping are kept up to this many bytes; beyond it they are
-// unmapped (a process that once ran a much larger shape does not keep it all).
-constexpr uint64_t kMaxCachedLarge = uint64_t{1} << 30;
-constexpr int kClasses = 4 * 52;  // 4 KiB .. 2^63 bytes
-// How many classes above its own a request may take a cached block from (8: up to 4x).
-constexpr int kUpgradeClasses = 8;
+constexpr size_t kAlign = 64;
+// Address space reserved per region. Only what a block has used is backed: the rest is never
+// touched, so it costs address space, not memory.
+constexpr size_t kRegionBytes = size_t{1} << 30;
+// Freed bytes kept backed, summed over regions (each region's touched bytes less its live
+// ones). Beyond it, a region whose blocks are all free is unmapped: a process that once ran a
+// much larger shape does not keep it all.
+constexpr uint64_t kMaxCachedBytes = uint64_t{1} << 30;
 
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
-
-// Size class of bytes >= kHostArenaMinBytes: 2^e < bytes <= 2^(e+1), four classes of 2^(e-2)
-// steps per octave.
-struct Class {
-  int index;
-  size_t bytes;
-};
-Class ClassOf(size_t bytes) {
-  const int e = std::bit_width(bytes - 1) - 1;  // >= 11 for bytes >= 4096
-  const size_t base = size_t{1} << e, step = base >> 2;
-  const size_t k = (bytes - base + step - 1) / step;  // 1..4
-  return {(e - 11) * 4 + static_cast<int>(k) - 1, base + k * step};
-}
-size_t ClassBytesOf(int index) {
-  const int e = index / 4 + 11;
-  const size_t base = size_t{1} << e;
-  return base + static_cast<size_t>(index % 4 + 1) * (base >> 2);
-}
 
 // A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) advised for huge pages,
 // or null.
 void* MapHuge(size_t bytes) {
   void* raw = ::mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
   const uintptr_t aligned = RoundUp(lo, kHugePage);
@@ -63,87 +42,125 @@ void* MapHuge(size_t bytes) {
   return reinterpret_cast<void*>(aligned);
 }
 
+// One mapping and its free ranges, coalesced (address -> length). A block is split off the
+// lowest free range that holds it (address-ordered first fit): blocks pack towards the start,
+// so the touched prefix, [base, base + high_water), grows only when no freed range fits.
+struct Region {
+  uintptr_t base = 0;
+  size_t len = 0;
+  size_t high_water = 0;  // end offset of the highest block handed out so far
+  size_t live = 0;        // bytes in blocks handed out and not yet freed
+  std::map<uintptr_t, size_t> free;
+
+  size_t TouchedBytes() const { return std::min(len, RoundUp(high_water, kHugePage)); }
+  bool Holds(uintptr_t p) const { return p >= base && p < base + len; }
+
+  // `bytes` (a multiple of kAlign) from the lowest free range that holds them, or 0.
+  uintptr_t Take(size_t bytes) {
+    for (auto it = free.begin(); it != free.end(); ++it) {
+      if (it->second < bytes) continue;
+      const uintptr_t p = it->first;
+      const size_t rest = it->second - bytes;
+      free.erase(it);
+      if (rest > 0) free.emplace(p + bytes, rest);
+      high_water = std::max(high_water, p + bytes - base);
+      live += bytes;
+      return p;
+    }
+    return 0;
+  }
+
+  // Returns [p, p + bytes) to the free ranges, merged with its neighbours.
+  void Give(uintptr_t p, size_t bytes) {
+    live -= bytes;
+    auto next = free.lower_bound(p);
+    if (next != free.end() && p + bytes == next->first) {
+      bytes += next->second;
+      next = free.erase(next);
+    }
+    if (next != free.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == p) {
+        prev->second += bytes;
+        return;
+      }
+    }
+    free.emplace(p, bytes);
+  }
+};
+
 class Arena {
  public:
   void* Alloc(size_t bytes) {
-    const Class want = ClassOf(bytes);
+    const size_t n = HostAllocBlockBytes(bytes);
     std::lock_guard<std::mutex> lock(mu_);
-    // The smallest cached block of this class or up to kUpgradeClasses above it: a block that
-    // is already faulted in beats a fresh one even when it is up to 4x larger.
-    for (int i = want.index; i < std::min(kClasses, want.index + 1 + kUpgradeClasses); ++i) {
-      std::vector<void*>& list = free_[i];
-      if (list.empty()) continue;
-      void* p = list.back();
-      list.pop_back();
-      const size_t cb = ClassBytesOf(i);
-      stats_.cached_bytes -= cb;
-      if (cb > kSlabMaxBlock) cached_large_ -= cb;
-      ++stats_.reused_blocks;
-      class_of_[p] = static_cast<int16_t>(i);
-      return p;
-    }
-    void* p = want.bytes > kSlabMaxBlock ? MapLarge(want.bytes) : Carve(want.bytes);
-    if (p) {
-      ++stats_.fresh_blocks;
-      class_of_[p] = static_cast<int16_t>(want.index);
-    }
-    return p;
+    for (Region& r : regions_)
+      if (void* p = TakeFrom(r, n)) return p;
+    Region* r = NewRegion(n);
+    return r != nullptr ? TakeFrom(*r, n) : nullptr;
   }
 
   void Free(void* p, size_t bytes) {
+    const size_t n = HostAllocBlockBytes(bytes);
+    const auto a = reinterpret_cast<uintptr_t>(p);
     std::lock_guard<std::mutex> lock(mu_);
-    Class c = ClassOf(bytes);
-    if (auto it = class_of_.find(p); it != class_of_.end()) {
-      c = {it->second, ClassBytesOf(it->second)};
-      class_of_.erase(it);
+    auto r = std::find_if(regions_.begin(), regions_.end(),
+                          [a](const Region& x) { return x.Holds(a); });
+    if (r == regions_.end()) return;  // not from this arena: a caller bug, nothing to free
+    r->Give(a, n);
+    if (r->live == 0 && CachedBytes() > kMaxCachedBytes) {
+      ::munmap(reinterpret_cast<void*>(r->base), r->len);
+      regions_.erase(r);
     }
-    if (c.bytes > kSlabMaxBlock) {
-      if (cached_large_ + c.bytes > kMaxCachedLarge) {
-        const size_t len = RoundUp(c.bytes, kHugePage);
-        ::munmap(p, len);
-        stats_.mapped_bytes -= len;
-        return;
-      }
-      cached_large_ += c.bytes;
-    }
-    free_[c.index].push_back(p);
-    stats_.cached_bytes += c.bytes;
   }
 
   HostMemoryStats Stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    HostMemoryStats s = counts_;
+    for (const Region& r : regions_) {
+      s.mapped_bytes += r.len;
+      s.touched_bytes += r.TouchedBytes();
+    }
+    s.cached_bytes = CachedBytes();
+    return s;
   }
 
  private:
-  void* MapLarge(size_t class_bytes) {
-    const size_t len = RoundUp(class_bytes, kHugePage);
-    void* p = MapHuge(len);
-    if (p) stats_.mapped_bytes += len;
-    return p;
+  // A block of `n` bytes from `r`, or null; counts it as fresh when it touched new pages.
+  void* TakeFrom(Region& r, size_t n) {
+    const size_t touched = r.TouchedBytes();
+    const uintptr_t p = r.Take(n);
+    if (p == 0) return nullptr;
+    ++(r.TouchedBytes() > touched ? counts_.fresh_blocks : counts_.reused_blocks);
+    return reinterpret_cast<void*>(p);
   }
 
-  void* Carve(size_t class_bytes) {
-    if (slab_left_ < class_bytes) {
-      void* s = MapHuge(kSlabBytes);
-      if (!s) return nullptr;
-      stats_.mapped_bytes += kSlabBytes;
-      slab_next_ = static_cast<uint8_t*>(s);
-      slab_left_ = kSlabBytes;
+  // Backed bytes outside live blocks, over all regions.
+  uint64_t CachedBytes() const {
+    uint64_t cached = 0;
+    for (const Region& r : regions_) cached += r.TouchedBytes() - std::min(r.TouchedBytes(), r.live);
+    return cached;
+  }
+
+  // A new region that holds at least `n` bytes, or null when the system has no address space.
+  Region* NewRegion(size_t n) {
+    size_t len = std::max(kRegionBytes, RoundUp(n, kHugePage));
+    void* p = MapHuge(len);
+    if (p == nullptr && len > RoundUp(n, kHugePage)) {
+      len = RoundUp(n, kHugePage);  // the address space is limited (ulimit -v): just this block
+      p = MapHuge(len);
     }
-    void* p = slab_next_;
-    slab_next_ += class_bytes;
-    slab_left_ -= class_bytes;
-    return p;
+    if (p == nullptr) return nullptr;
+    Region& r = regions_.emplace_back();
+    r.base = reinterpret_cast<uintptr_t>(p);
+    r.len = len;
+    r.free.emplace(r.base, len);
+    return &r;
   }
 
   std::mutex mu_;
-  std::vector<void*> free_[kClasses];
-  std::unordered_map<void*, int16_t> class_of_;  // live blocks: the class each was taken from
-  uint8_t* slab_next_ = nullptr;
-  size_t slab_left_ = 0;
-  uint64_t cached_large_ = 0;
-  HostMemoryStats stats_;
+  std::deque<Region> regions_;  // oldest first: lower regions are filled before later ones
+  HostMemoryStats counts_;  // fresh_blocks and reused_blocks; Stats() adds the rest
 };
 
 // Never destroyed: tensors may be freed by static destructors after main returns.
@@ -162,14 +179,11 @@ bool HostArenaEnabled() {
   return on;
 }
 
-size_t HostAllocClassBytes(size_t bytes) {
-  if (bytes < kHostArenaMinBytes) return RoundUp(bytes == 0 ? 1 : bytes, 64);
-  return ClassOf(bytes).bytes;
-}
+size_t HostAllocBlockBytes(size_t bytes) { return RoundUp(bytes == 0 ? 1 : bytes, kAlign); }
 
 void* HostAlloc(size_t bytes) {
   if (bytes >= kHostArenaMinBytes && HostArenaEnabled()) return TheArena().Alloc(bytes);
-  return std::aligned_alloc(64, RoundUp(bytes == 0 ? 1 : bytes, 64));
+  return std::aligned_alloc(kAlign, HostAllocBlockBytes(bytes));
 }
 
 void HostFree(void* p, size_t bytes) {

@@ -15,9 +15,9 @@
 namespace vt {
 
 // Buffers of host-arena size go back to the arena when released (their storage is dropped):
-// its size classes, and its reuse of a cached block up to 4x larger, let a released buffer
-// serve later requests of other sizes, where this pool matches exact sizes only; the first run
-// then faults in less fresh memory (base/host_memory.h).
+// it splits and merges freed ranges, so a released buffer serves later requests of any size,
+// where this pool matches exact sizes only; the first run then touches about its peak of live
+// bytes in fresh memory (base/host_memory.h).
 namespace {
 bool ArenaSized(size_t bytes) { return bytes >= kHostArenaMinBytes && HostArenaEnabled(); }
 }  // namespace
@@ -40,6 +40,21 @@ void BufferPool::Put(std::shared_ptr<Storage> s) {
   if (pooled_bytes_ + s->size() > kMaxPooled) return;
   pooled_bytes_ += s->size();
   free_[s->size()].push_back(std::move(s));
+}
+
+std::vector<Value> BufferPool::TakeSlots(size_t n) {
+  std::vector<Value> v;
+  if (!slot_vectors_.empty()) {
+    v = std::move(slot_vectors_.back());
+    slot_vectors_.pop_back();
+  }
+  v.resize(n);
+  return v;
+}
+
+void BufferPool::GiveSlots(std::vector<Value> slots) {
+  slots.clear();
+  slot_vectors_.push_back(std::move(slots));
 }
 
 BufferPools::Lease BufferPools::Acquire() {
@@ -256,16 +271,20 @@ Expected<std::unique_ptr<GraphRunner>> GraphRunner::Prepare(const Graph& graph, 
 Expected<std::vector<Value>> GraphRunner::Run(const std::unordered_map<std::string, Value>& feeds,
                                               BufferPool* pool, int threads,
                                               OpProfile* profile) const {
-  std::vector<Value> slots = NewSlots();
+  std::vector<Value> slots = NewSlots(pool);
   for (size_t i = 0; i < graph_->inputs.size(); ++i) {
     auto it = feeds.find(graph_->inputs[i].name);
     if (it != feeds.end()) slots[static_cast<size_t>(input_slots_[i])] = it->second;
   }
-  return RunIn(slots, nullptr, pool, threads, profile);
+  Expected<std::vector<Value>> r = RunIn(slots, nullptr, pool, threads, profile);
+  if (pool != nullptr) pool->GiveSlots(std::move(slots));
+  return r;
 }
 
-std::vector<Value> GraphRunner::NewSlots() const {
-  std::vector<Value> slots(static_cast<size_t>(num_slots_));
+std::vector<Value> GraphRunner::NewSlots(BufferPool* pool) const {
+  std::vector<Value> slots =
+      pool != nullptr ? pool->TakeSlots(static_cast<size_t>(num_slots_))
+                      : std::vector<Value>(static_cast<size_t>(num_slots_));
   for (const auto& [s, t] : init_slots_) slots[static_cast<size_t>(s)] = Value(*t);
   return slots;
 }
@@ -406,10 +425,12 @@ Expected<std::vector<Value>> GraphRunner::RunSubgraph(const Graph& g,
   if (inputs.size() > g.inputs.size())
     return InvalidArgument("subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
                            " inputs, got " + std::to_string(inputs.size()));
-  std::vector<Value> slots = sub->NewSlots();
+  std::vector<Value> slots = sub->NewSlots(at.pool);
   for (size_t i = 0; i < inputs.size(); ++i)
     slots[static_cast<size_t>(sub->input_slots_[i])] = inputs[i];
-  return sub->RunIn(slots, &at, at.pool, threads, nullptr);
+  Expected<std::vector<Value>> r = sub->RunIn(slots, &at, at.pool, threads, nullptr);
+  if (at.pool != nullptr) at.pool->GiveSlots(std::move(slots));
+  return r;
 }
 
 std::vector<std::pair<std::string, std::string>> GraphRunner::KernelNotes() const {

@@ -28,9 +28,18 @@ class BufferPool {
   void Put(std::shared_ptr<Storage> s);
   size_t pooled_bytes() const { return pooled_bytes_; }
 
+  // `n` empty value slots for one graph's run, in a vector an earlier run of this pool gave
+  // back (its capacity kept) when there is one: steady-state runs allocate no slot vectors.
+  std::vector<Value> TakeSlots(size_t n);
+  // Gives back a run's slot vector: its values are released now, its capacity kept.
+  void GiveSlots(std::vector<Value> slots);
+
  private:
   std::unordered_map<size_t, std::vector<std::shared_ptr<Storage>>> free_;
   size_t pooled_bytes_ = 0;
+  // Last given back on top: a run takes its main graph's vector first and gives it back last,
+  // so each graph of a run that repeats gets the vector it had before.
+  std::vector<std::vector<Value>> slot_vectors_;
 };
 
 // A session's buffer pools. A run borrows one pool for its whole duration and returns it; the
@@ -144,8 +153,9 @@ class GraphRunner {
   };
 
   // A run's slots before its inputs are bound: initializers that a graph input may override
-  // are copied in, the others are read in place through const_value_.
-  std::vector<Value> NewSlots() const;
+  // are copied in, the others are read in place through const_value_. From `pool` when not
+  // null (BufferPool::TakeSlots).
+  std::vector<Value> NewSlots(BufferPool* pool) const;
   // Runs the plan on `slots` (inputs bound); `outer` is the enclosing run, or null.
   Expected<std::vector<Value>> RunIn(std::vector<Value>& slots, const ExecFrame* outer,
                                      BufferPool* pool, int threads, OpProfile* profile) const;

@@ -37,5 +37,23 @@ TEST(BufferPoolsTest, BufferStillReferencedIsNotPooled) {
   EXPECT_NE(pool.Get(64), held);
 }
 
+TEST(BufferPoolsTest, SlotVectorIsReusedWithItsCapacityAndNoValues) {
+  BufferPool pool;
+  std::vector<Value> a = pool.TakeSlots(40);
+  ASSERT_EQ(a.size(), 40u);
+  std::shared_ptr<Storage> held = Storage::AllocateUninitialized(64);
+  a[3] = Value(Tensor(DType::kFloat32, Layout::Contiguous({16}), held));
+  const Value* data = a.data();
+  pool.GiveSlots(std::move(a));
+  EXPECT_EQ(held.use_count(), 1) << "giving the vector back releases its values";
+  std::vector<Value> b = pool.TakeSlots(25);
+  EXPECT_EQ(b.data(), data) << "the same allocation, no new one";
+  ASSERT_EQ(b.size(), 25u);
+  for (const Value& v : b) EXPECT_FALSE(v.is_tensor());
+  std::vector<Value> c = pool.TakeSlots(7);  // none given back: a new vector
+  EXPECT_NE(c.data(), data);
+  EXPECT_EQ(c.size(), 7u);
+}
+
 }  // namespace
 }  // namespace vt

@@ -6,12 +6,13 @@
 // --profile-ops FILE / --top K time every node of the timed runs (exec/op_profile.h): the
 // timed figures then include that bookkeeping (two clock reads and the shapes per node).
 // first_result_ms is process start to the first run's outputs (tools/process_clock.h), the
-// figure scripts/compare_ort.sh sets beside ONNX Runtime's. first_run_cpu_ms and median_cpu_ms
+// figure scripts/compare_ort.sh sets beside ONNX Runtime's; first_result_cpu_ms is the process's
+// CPU time at that point (every thread, from exec). first_run_cpu_ms and median_cpu_ms
 // are the calling thread's CPU time (of the first run; median per timed run): at --threads 1 it leaves out the time other processes held
 // the core, which the wall-clock figures include on a shared machine. first_run_page_faults and
 // run_page_faults count the process's page faults (minor and major) in the first run and in all
 // timed runs together; first_run_sys_ms is the kernel's share of first_run_cpu_ms (page faults,
-// zeroing fresh pages, system calls) and first_run_fresh_mib the host memory it mapped
+// zeroing fresh pages, system calls) and first_run_fresh_mib the host memory it touched
 // (base/host_memory.h: fresh memory, whose first touch the system time pays). With --top K the first run is profiled too and a second
 // table says which op types took longer in it than in the timed runs (tools/op_trace.h);
 // --profile-first FILE writes the first run's per-node trace.
@@ -70,7 +71,7 @@ int BenchCommand(const BenchArgs& a) {
   // --top / --profile-first: the first run records its nodes as well.
   OpProfile first_profile;
   OpProfile* first_prof = a.top > 0 || !a.profile_first.empty() ? &first_profile : nullptr;
-  const uint64_t mapped0 = GetHostMemoryStats().mapped_bytes;
+  const uint64_t touched0 = GetHostMemoryStats().touched_bytes;
   const int64_t faults0 = PageFaults();
   const double fc = ThreadCpuMs(), fs = ThreadSysMs();
   const auto f0 = Clock::now();
@@ -79,9 +80,10 @@ int BenchCommand(const BenchArgs& a) {
   const double first_cpu_ms = ThreadCpuMs() - fc, first_sys_ms = ThreadSysMs() - fs;
   const int64_t first_faults = PageFaults() - faults0;
   const double first_fresh_mib =
-      static_cast<double>(GetHostMemoryStats().mapped_bytes - mapped0) / (1 << 20);
+      static_cast<double>(GetHostMemoryStats().touched_bytes - touched0) / (1 << 20);
   const char* start_clock = "";
   const double first_result_ms = MsSinceProcessStart(&start_clock);
+  const double first_result_cpu_ms = ProcessCpuMs();
   for (int i = 0; i < a.warmup; ++i)
     if (auto r = (*s)->Run(*inputs); !r.ok()) return fail(r.status());
   std::vector<double> times, cpu;
@@ -117,6 +119,7 @@ int BenchCommand(const BenchArgs& a) {
   if (a.json) {
     PrintJson({{"model", a.model}, {"threads", a.threads}, {"session_create_ms", ms(t1 - t0)},
                {"first_run_ms", first_ms}, {"first_result_ms", first_result_ms},
+               {"first_result_cpu_ms", first_result_cpu_ms},
                {"start_clock", start_clock}, {"runs", times.size()}, {"median_ms", median},
                {"p50_ms", pct(0.5)}, {"p90_ms", pct(0.9)}, {"p99_ms", pct(0.99)},
                {"min_ms", times.front()}, {"mean_ms", mean}, {"first_run_cpu_ms", first_cpu_ms},
@@ -128,12 +131,14 @@ int BenchCommand(const BenchArgs& a) {
     return 0;
   }
   fmt::print("model: {}\nthreads: {}\nsession_create_ms: {:.3f}\nfirst_run_ms: {:.4f}\n"
-             "first_result_ms: {:.3f}\nstart_clock: {}\nruns: {}\nmedian_ms: {:.4f}\n"
+             "first_result_ms: {:.3f}\nfirst_result_cpu_ms: {:.3f}\nstart_clock: {}\nruns: {}\n"
+             "median_ms: {:.4f}\n"
              "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
              "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\nfirst_run_sys_ms: {:.4f}\n"
              "first_run_fresh_mib: {:.2f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
-             a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, start_clock, times.size(),
+             a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, first_result_cpu_ms,
+             start_clock, times.size(),
              median, pct(0.5), pct(0.9), pct(0.99), times.front(), mean, first_cpu_ms,
              cpu[cpu.size() / 2], first_sys_ms, first_fresh_mib, first_faults, PageFaults() - faults1);
   if (a.top > 0) {

@@ -66,4 +66,6 @@ double ThreadSysMs() {
 
 double ThreadCpuMs() { return Seconds(CLOCK_THREAD_CPUTIME_ID) * 1e3; }
 
+double ProcessCpuMs() { return Seconds(CLOCK_PROCESS_CPUTIME_ID) * 1e3; }
+
 }  // namespace vt::cli

@@ -16,6 +16,11 @@ double MsSinceProcessStart(const char** clock_name);
 // CPU time of the calling thread in milliseconds (CLOCK_THREAD_CPUTIME_ID).
 double ThreadCpuMs();
 
+// CPU time of the whole process so far in milliseconds, every thread, user and system
+// (CLOCK_PROCESS_CPUTIME_ID): since exec, dynamic loading included. Unlike the time since
+// start, it leaves out the time other processes held the cores.
+double ProcessCpuMs();
+
 // System (kernel) CPU time of the calling thread in milliseconds (getrusage RUSAGE_THREAD:
 // page faults, zeroing of fresh pages, system calls). The kernel splits the thread's CPU time
 // into user and system time by scheduler-tick samples, so a difference of two readings means

@@ -114,6 +114,8 @@ TEST_F(ProfileOps, BenchFirstRunTableAndTrace) {
   // Tick-sampled (tools/process_clock.h): only its presence and sign are certain.
   EXPECT_GE(b["first_run_sys_ms"].get<double>(), 0.0);
   EXPECT_GE(b["first_run_fresh_mib"].get<double>(), 0.0);
+  // The process's CPU time from exec to the first result covers at least the first run's.
+  EXPECT_GE(b["first_result_cpu_ms"].get<double>(), b["first_run_cpu_ms"].get<double>());
   auto plain = Vtensor({"bench", m, "--runs", "2", "--json"});
   const nlohmann::json p = nlohmann::json::parse(plain.output, nullptr, false);
   ASSERT_FALSE(p.is_discarded()) << plain.output;

@@ -21,7 +21,7 @@ mapfile -t cases < <(node -e 'console.log(Object.keys(require(process.argv[1]).m
 for case in "${cases[@]}"; do
   out="$("$bench" "$cache/$case/model.onnx" --data "$refcases/$case/test_data_set_0" --runs 3 --warmup 0)" ||
     fail "$case: exit $?"
-  for key in session_create_ms first_run_ms first_result_ms median_ms p90_ms min_ms \
+  for key in session_create_ms first_run_ms first_result_ms first_result_cpu_ms median_ms p90_ms min_ms \
              first_run_cpu_ms median_cpu_ms vm_hwm_kb; do
     grep -Eq "^$key: [0-9.]+$" <<<"$out" || fail "$case: no numeric '$key' in:"$'\n'"$out"
   done

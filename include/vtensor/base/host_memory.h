@@ -6,9 +6,14 @@
 // so the first run of a model that writes 90 MiB of fresh activations spent most of its time
 // in the kernel, and buffers that the C library returned to the system between runs were
 // faulted in again on every run. Blocks here are never returned between runs: a freed block
-// is kept in the free list of its size class and handed out again, so steady-state runs touch
-// no fresh page, and fresh blocks come from 2 MiB-aligned mappings advised MADV_HUGEPAGE (one
-// fault per 2 MiB instead of 512).
+// stays backed and is handed out again, so steady-state runs touch no fresh page.
+//
+// Blocks are split off large 2 MiB-aligned mappings advised MADV_HUGEPAGE (one fault per 2 MiB
+// instead of 512), by address-ordered first fit with freed neighbours merged: a request takes
+// the lowest freed range that holds it, split to its size, so the memory a run touches stays
+// close to its peak of live bytes. A fresh page costs about 4 ms per MiB on the VM we measure
+// whichever page size (docs/benchmarks.md, "Fresh memory per MiB"), so the first run's cost is
+// the memory it touches beyond what earlier runs and session creation left.
 //
 // Requests below kHostArenaMinBytes go to the C library (its small-object heap is reused
 // well). Setting VTENSOR_HOST_ARENA=off in the environment (read once) sends every request to
@@ -32,15 +37,15 @@ void HostFree(void* p, size_t bytes);
 // False under VTENSOR_HOST_ARENA=off: every request then goes to the C library.
 bool HostArenaEnabled();
 
-// The size class HostAlloc rounds `bytes` up to (bytes below kHostArenaMinBytes: rounded to
-// 64). Classes are 4 per power of two: at most 25% above the request.
-size_t HostAllocClassBytes(size_t bytes);
+// The bytes HostAlloc takes for a request of `bytes`: rounded up to 64 (1 for 0).
+size_t HostAllocBlockBytes(size_t bytes);
 
 struct HostMemoryStats {
-  uint64_t mapped_bytes = 0;  // address space taken from the system (slabs and large blocks)
-  uint64_t cached_bytes = 0;  // freed blocks kept for reuse
-  uint64_t fresh_blocks = 0;  // blocks carved from fresh memory
-  uint64_t reused_blocks = 0; // blocks handed out again from a free list
+  uint64_t mapped_bytes = 0;   // address space reserved from the system (mostly never touched)
+  uint64_t touched_bytes = 0;  // of it, what blocks have used, in 2 MiB pages: backed memory
+  uint64_t cached_bytes = 0;   // touched bytes outside live blocks, kept for reuse
+  uint64_t fresh_blocks = 0;   // blocks that touched pages no block had used before
+  uint64_t reused_blocks = 0;  // blocks entirely within touched pages
   bool enabled = true;        // false under VTENSOR_HOST_ARENA=off
 };
 HostMemoryStats GetHostMemoryStats();

@@ -86,8 +86,15 @@ Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::
 // tensors the passes make from them depend on, for the memo of the compiled entries.
 std::set<std::string> SourceFiles(const Graph& g) {
   std::set<std::string> files;
-  for (const auto& [name, t] : SourceTensors(g))
+  auto add = [&files](const Tensor& t) {
     if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
+  };
+  // SourceTensors' tensors, without copying them into a map.
+  for (const auto& [name, t] : g.initializers) add(t);
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Constant" && n.domain.empty())
+      if (const Attribute* a = n.FindAttr("value"); a != nullptr && a->type == Attribute::Type::kTensor)
+        add(a->t);
   return files;
 }
 

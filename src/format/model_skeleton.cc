@@ -251,7 +251,9 @@ Expected<bool> Scanner::LeftOut(const Field& f, const Frame& at) {
   if (f.wire != kLen) return false;
   if (f.number == kValueInfo) return true;
   if (f.number != kNode) return false;
-  // A node is kept when it is a Constant of the default domain (a source tensor's holder).
+  // Kept: a Constant of the default domain (a source tensor's holder), and every node of
+  // another domain (a call of a local function, which the import inlines, its Constant nodes
+  // becoming sources).
   std::string_view op_type, domain;
   static const std::string kNoTensor;
   for (const uint8_t* p = f.body; p < f.end;) {
@@ -262,7 +264,8 @@ Expected<bool> Scanner::LeftOut(const Field& f, const Frame& at) {
     if (g.wire == kLen && g.number == kOpType) op_type = v;
     if (g.wire == kLen && g.number == kDomain) domain = v;
   }
-  return op_type != "Constant" || !(domain.empty() || domain == "ai.onnx");
+  const bool default_domain = domain.empty() || domain == "ai.onnx";
+  return default_domain && op_type != "Constant";
 }
 
 Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at,

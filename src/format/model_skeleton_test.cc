@@ -194,10 +194,12 @@ TEST_F(ModelSkeletonTest, SourcesScopeKeepsTheSourceTensorsOnly) {
   auto sources = ParseModelSkeleton(*file, path, false, SkeletonScope::kSources);
   ASSERT_TRUE(whole.ok() && sources.ok());
   const onnx::GraphProto& s = sources->proto->graph();
-  // The Constant nodes of the default domain, nothing else of the nodes and value_info.
-  ASSERT_EQ(s.node_size(), 2);
+  // The Constant nodes of the default domain and the nodes of other domains (calls of local
+  // functions), nothing else of the nodes (If, Relu) and value_info.
+  ASSERT_EQ(s.node_size(), 3);
   EXPECT_EQ(s.node(0).output(0), "c");
-  EXPECT_EQ(s.node(1).output(0), "onnx_domain");
+  EXPECT_EQ(s.node(1).output(0), "other_domain");
+  EXPECT_EQ(s.node(2).output(0), "onnx_domain");
   EXPECT_EQ(s.value_info_size(), 0);
   // Every other field as the whole skeleton has it.
   EXPECT_EQ(s.name(), "main");

@@ -212,9 +212,7 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
     return s;
   };
   if (plan_first) {
-    // Local functions are inlined into the main graph at import (their Constant nodes become
-    // sources too), so a model with some is looked up against its whole graph.
-    if (p.ext != nullptr && p.ext->session_plans_size() > 0 && p.proto->functions_size() == 0) {
+    if (p.ext != nullptr && p.ext->session_plans_size() > 0) {
       ImportOptions sources = io;
       sources.elided = p.elided;
       sources.sources_only = true;

@@ -73,8 +73,9 @@ struct ModelSkeleton {
 // What of the model a skeleton holds.
 enum class SkeletonScope {
   kWhole,    // every field
-  // Of the main graph only its name, inputs, outputs, initializers and Constant nodes (of the
-  // default domain): the source tensors a session plan refers to (graph/plan_graph.h
+  // Of the main graph only its name, inputs, outputs, initializers, Constant nodes of the
+  // default domain and nodes of other domains (calls of local functions, which the import
+  // inlines): what holds the source tensors a session plan refers to (graph/plan_graph.h
   // SourceTensors), all that a plan hit under the memo reads of the source graph
   // (docs/compiled-tensors.md, "Loading rules"). Its other nodes and value_info are checked as
   // wire format and left out. Every other field of the model is kept.

@@ -150,7 +150,8 @@ void WriteVarint(uint64_t v, std::string* out) {
 // "not a valid ONNX ModelProto" sentence.
 class Scanner {
  public:
-  Scanner(const uint8_t* file, ElidedPayloads* table) : file_(file), table_(table) {}
+  Scanner(const uint8_t* file, ElidedPayloads* table, SkeletonScope scope)
+      : file_(file), table_(table), scope_(scope) {}
 
   // Rewrites the message [b, e) of kind `kind` into `out`. Groups (wire types 3 and 4, which
   // no ONNX writer emits) set needs_full_parse() instead of being rewritten.
@@ -167,9 +168,12 @@ class Scanner {
   Status Next(const uint8_t*& p, const uint8_t* e, Msg kind, const Frame& at,
               const std::string& tensor, Field* f);
   Status RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& at, std::string* out);
+  // SkeletonScope::kSources: whether field `f` of the main graph is left out of the skeleton.
+  Expected<bool> LeftOut(const Field& f, const Frame& at);
 
   const uint8_t* file_;
   ElidedPayloads* table_;
+  SkeletonScope scope_;
   bool needs_full_parse_ = false;
   std::string extension_;  // fields 27-30, as they stand in the file
   std::optional<uint32_t> bad_extension_wire_;
@@ -242,6 +246,28 @@ Status Scanner::RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& a
   return Status::Ok();
 }
 
+Expected<bool> Scanner::LeftOut(const Field& f, const Frame& at) {
+  constexpr uint32_t kNode = 1, kValueInfo = 13, kOpType = 4, kDomain = 7;
+  if (f.wire != kLen) return false;
+  if (f.number == kValueInfo) return true;
+  if (f.number != kNode) return false;
+  // Kept: a Constant of the default domain (a source tensor's holder), and every node of
+  // another domain (a call of a local function, which the import inlines, its Constant nodes
+  // becoming sources).
+  std::string_view op_type, domain;
+  static const std::string kNoTensor;
+  for (const uint8_t* p = f.body; p < f.end;) {
+    Field g;
+    VT_RETURN_IF_ERROR(Next(p, f.end, Msg::kNode, at, kNoTensor, &g));
+    if (needs_full_parse_) return false;
+    const std::string_view v(reinterpret_cast<const char*>(g.body), static_cast<size_t>(g.end - g.body));
+    if (g.wire == kLen && g.number == kOpType) op_type = v;
+    if (g.wire == kLen && g.number == kDomain) domain = v;
+  }
+  const bool default_domain = domain.empty() || domain == "ai.onnx";
+  return default_domain && op_type != "Constant";
+}
+
 Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at,
                         int depth, std::string* out) {
   if (depth > kMaxDepth)
@@ -258,6 +284,11 @@ Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Fram
       if (f.wire != kLen) bad_extension_wire_ = f.number;
       else extension_.append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
       continue;
+    }
+    if (kind == Msg::kGraph && depth == 1 && scope_ == SkeletonScope::kSources) {
+      VT_ASSIGN_OR_RETURN(const bool left_out, LeftOut(f, at));
+      if (needs_full_parse_) return Status::Ok();
+      if (left_out) continue;
     }
     const std::optional<Child> child = f.wire == kLen ? ChildOf(kind, f.number) : std::nullopt;
     if (!child) {
@@ -321,13 +352,35 @@ Expected<ModelSkeleton> FullParse(const std::shared_ptr<MappedFile>& file, const
 
 }  // namespace
 
+bool HasSessionPlans(const MappedFile& file) {
+  const uint8_t* p = file.data();
+  const uint8_t* const e = p + file.size();
+  while (p < e) {
+    uint64_t tag = 0, skip = 0;
+    if (!ReadVarint(p, e, &tag)) return false;
+    switch (tag & 7) {
+      case 0: if (!ReadVarint(p, e, &skip)) return false; skip = 0; break;
+      case 1: skip = 8; break;
+      case 5: skip = 4; break;
+      case kLen: if (!ReadVarint(p, e, &skip)) return false; break;
+      default: return false;
+    }
+    if ((tag >> 3) == vtensor::ModelExtension::kSessionPlansFieldNumber && (tag & 7) == kLen)
+      return true;
+    if (skip > static_cast<uint64_t>(e - p)) return false;
+    p += skip;
+  }
+  return false;
+}
+
 Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
-                                           const std::string& path, bool with_extension) {
+                                           const std::string& path, bool with_extension,
+                                           SkeletonScope scope) {
   if (file->size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
   auto table = std::make_shared<ElidedPayloads>(std::move(file));
   const uint8_t* data = table->file()->data();
-  Scanner scan(data, table.get());
+  Scanner scan(data, table.get(), scope);
   std::string skeleton;
   const Status st = scan.Rewrite(Msg::kModel, data, data + table->file()->size(), Frame{}, 0,
                                  &skeleton);

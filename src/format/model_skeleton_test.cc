@@ -173,6 +173,78 @@ TEST_F(ModelSkeletonTest, EveryTensorReadsAsItsBytesAndLargeOnesBorrowTheFile) {
   }
 }
 
+TEST_F(ModelSkeletonTest, SourcesScopeKeepsTheSourceTensorsOnly) {
+  onnx::ModelProto full = Model();
+  auto* g = full.mutable_graph();
+  g->add_input()->set_name("cond");
+  g->add_output()->set_name("y");
+  g->add_value_info()->set_name("z");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("y");
+  relu->add_output("z");
+  AddConstant(g, "other_domain", RawFloats("other_domain", 3, 1.0f));
+  g->mutable_node(g->node_size() - 1)->set_domain("com.example");
+  AddConstant(g, "onnx_domain", RawFloats("onnx_domain", 3, 2.0f));
+  g->mutable_node(g->node_size() - 1)->set_domain("ai.onnx");
+  const std::string path = Write(full.SerializeAsString());
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  auto whole = ParseModelSkeleton(*file, path, false);
+  auto sources = ParseModelSkeleton(*file, path, false, SkeletonScope::kSources);
+  ASSERT_TRUE(whole.ok() && sources.ok());
+  const onnx::GraphProto& s = sources->proto->graph();
+  // The Constant nodes of the default domain and the nodes of other domains (calls of local
+  // functions), nothing else of the nodes (If, Relu) and value_info.
+  ASSERT_EQ(s.node_size(), 3);
+  EXPECT_EQ(s.node(0).output(0), "c");
+  EXPECT_EQ(s.node(1).output(0), "other_domain");
+  EXPECT_EQ(s.node(2).output(0), "onnx_domain");
+  EXPECT_EQ(s.value_info_size(), 0);
+  // Every other field as the whole skeleton has it.
+  EXPECT_EQ(s.name(), "main");
+  EXPECT_EQ(s.input_size(), 1);
+  EXPECT_EQ(s.output_size(), 1);
+  EXPECT_EQ(s.initializer_size(), whole->proto->graph().initializer_size());
+  EXPECT_EQ(s.sparse_initializer_size(), 1);
+  EXPECT_EQ(sources->proto->functions_size(), 1);
+  EXPECT_EQ(sources->proto->opset_import_size(), 1);
+  ExternalDataResolver resolver(dir_);
+  TensorContext ctx{"m.onnx", &resolver, nullptr, sources->elided, false};
+  auto c = TensorFromProto(s.node(0).attribute(0).t(), ctx);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->numel(), 2000);
+  // Damage inside a left-out node is still an error.
+  std::string bytes = full.SerializeAsString();
+  const std::string relu_type = "Relu";
+  const size_t at = bytes.find(relu_type);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at - 1] = static_cast<char>(0x7f);  // the op_type's length runs past its node
+  const std::string bad = Write(bytes);
+  auto bad_file = MappedFile::Open(bad);
+  ASSERT_TRUE(bad_file.ok());
+  EXPECT_FALSE(ParseModelSkeleton(*bad_file, bad, false, SkeletonScope::kSources).ok());
+}
+
+TEST_F(ModelSkeletonTest, HasSessionPlansReadsTheTopLevelFieldsOnly) {
+  onnx::ModelProto m = Model();
+  const std::string plain = m.SerializeAsString();
+  auto has = [&](const std::string& bytes) {
+    const std::string path = Write(bytes);
+    auto file = MappedFile::Open(path);
+    return file.ok() && HasSessionPlans(**file);
+  };
+  EXPECT_FALSE(has(plain));
+  vtensor::ModelExtension ext;
+  ext.add_session_plans()->set_format_version(1);
+  EXPECT_TRUE(has(plain + ext.SerializeAsString()));
+  // Compiled tensors without a plan, and bytes that are no model.
+  vtensor::ModelExtension tensors_only;
+  tensors_only.add_compiled_tensors()->set_source_name("w_odd");
+  EXPECT_FALSE(has(plain + tensors_only.SerializeAsString()));
+  EXPECT_FALSE(has(std::string("\xff\xff\xff", 3)));
+}
+
 TEST_F(ModelSkeletonTest, ATokenWithoutItsTableIsAnErrorNotData) {
   auto sk = Parse(Model().SerializeAsString());
   ASSERT_TRUE(sk.ok());

@@ -63,7 +63,8 @@ WeightCache::~WeightCache() = default;
 
 std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
                                                std::shared_ptr<const vtensor::ModelExtension> ext,
-                                               IsaLevel isa, const CacheOptions& opts) {
+                                               IsaLevel isa, const CacheOptions& opts,
+                                               const std::set<std::string>& source_files) {
   auto c = std::unique_ptr<WeightCache>(new WeightCache());
   c->ext_ = ext ? std::move(ext) : std::make_shared<vtensor::ModelExtension>();
   c->isa_ = isa;
@@ -74,7 +75,7 @@ std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
   c->report_.resize(static_cast<size_t>(n));
   std::map<EntryKey, int> keys;  // first entry index of each key, for duplicates
   for (int i = 0; i < n; ++i) c->Index(i, inits, &keys);
-  if (opts.verify == VerifyPolicy::kMemo && !model.path.empty()) c->OpenMemo(model);
+  if (opts.verify == VerifyPolicy::kMemo && !model.path.empty()) c->OpenMemo(model, source_files);
   return c;
 }
 
@@ -125,8 +126,9 @@ void WeightCache::MarkDuplicate(int i, int first) {
   }
 }
 
-void WeightCache::OpenMemo(const Model& model) {
-  std::set<std::string> files = {model.path};
+void WeightCache::OpenMemo(const Model& model, const std::set<std::string>& source_files) {
+  std::set<std::string> files = source_files;
+  files.insert(model.path);
   for (const auto& [p, f] : payload_files_) files.insert(p);
   for (const auto& e : entries_)
     if (e->valid && e->source && e->source->storage() && e->source->storage()->mapped_file())

@@ -55,7 +55,9 @@ bool SameTensor(const Tensor& a, const Tensor& b) {
 
 void StoreTensor(const Tensor& t, const std::string& name, vtensor::PlanTensorProto* p,
                  std::string* blobs = nullptr) {
-  if (blobs != nullptr && t.dtype() != DType::kString && t.nbytes() >= kBorrowMinBytes) {
+  // Small tensors too: a blob is read back without parsing or copying anything (a serialized
+  // TensorProto is copied out of the plan message, parsed and copied again).
+  if (blobs != nullptr && t.dtype() != DType::kString && t.nbytes() > 0) {
     const Tensor c = t.Contiguous();
     blobs->resize((blobs->size() + kPlanBlobAlign - 1) / kPlanBlobAlign * kPlanBlobAlign, '\0');
     p->set_name(name);

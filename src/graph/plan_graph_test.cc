@@ -100,15 +100,22 @@ std::string Bytes(const Tensor& t) {
   return std::string(static_cast<const char*>(c.raw_data()), c.nbytes());
 }
 
+const vtensor::PlanAttributeProto& PlanAttr(const vtensor::PlanNodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a;
+  return vtensor::PlanAttributeProto::default_instance();
+}
+
 TEST(PlanGraphTest, RoundTripKeepsEveryFieldAndRefersToSourceTensors) {
   auto g = SampleGraph();
   const auto sources = SourceTensors(*g);
   ASSERT_EQ(sources.size(), 2u);  // the initializer and the Constant's value
   vtensor::PlanGraphProto p;
-  std::string blobs;
-  GraphToPlan(*g, &sources, &p, &blobs);
-  EXPECT_TRUE(p.initializer(0).has_source());
-  EXPECT_TRUE(blobs.empty()) << "source tensors are referred to, not stored";
+  // Without a blob buffer the stored tensors are serialized TensorProtos (as in the plans
+  // written before every stored tensor became a blob, which stay readable).
+  GraphToPlan(*g, &sources, &p);
+  EXPECT_TRUE(p.initializer(0).has_source()) << "source tensors are referred to, not stored";
+  EXPECT_TRUE(PlanAttr(p.node(1), "t").t().has_tensor());
   TensorContext ctx{"m.onnx", nullptr, nullptr};
   auto back = GraphFromPlan(p, sources, PlanBlobs{}, nullptr, ctx);
   ASSERT_TRUE(back.ok()) << back.status().message();
@@ -146,6 +153,13 @@ TEST(PlanGraphTest, StoredTensorsGoToAlignedBlobs) {
   EXPECT_EQ(Bytes((*back)->initializers.at("w")), Bytes(g->initializers.at("w")));
   EXPECT_EQ((*back)->initializers.at("w").raw_data(), aligned + p.initializer(0).blob().offset());
   EXPECT_EQ(GraphStructureDigest(**back), GraphStructureDigest(*g));
+  // Small tensors too (an attribute's 16 bytes, a subgraph initializer's 12), read in place.
+  const Node& n = (*back)->nodes[1];
+  EXPECT_TRUE(PlanAttr(p.node(1), "t").t().has_blob());
+  EXPECT_EQ(Bytes(n.FindAttr("t")->t), Bytes(g->nodes[1].FindAttr("t")->t));
+  const Tensor& b = n.FindAttr("g")->g->initializers.at("b");
+  EXPECT_EQ(Bytes(b), Bytes(Tensor::FromF32({1, 2, 3}, {3})));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b.raw_data()) % kPlanBlobAlign, 0u);
 }
 
 TEST(PlanGraphTest, BadReferencesAndBlobsAreErrorsNamingTheTensor) {

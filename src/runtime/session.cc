@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <limits>
+#include <set>
 #include <omp.h>
 #include <cstdio>
 #include <fmt/core.h>
@@ -15,6 +16,7 @@
 #include "vtensor/format/model_skeleton.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/graph/plan_graph.h"
 #include "vtensor/runtime/session_plan.h"
 
 namespace vt {
@@ -80,6 +82,22 @@ Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::
   return p;
 }
 
+// The files the source tensors of `g` are mapped from (the model, its external data): what the
+// tensors the passes make from them depend on, for the memo of the compiled entries.
+std::set<std::string> SourceFiles(const Graph& g) {
+  std::set<std::string> files;
+  auto add = [&files](const Tensor& t) {
+    if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
+  };
+  // SourceTensors' tensors, without copying them into a map.
+  for (const auto& [name, t] : g.initializers) add(t);
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Constant" && n.domain.empty())
+      if (const Attribute* a = n.FindAttr("value"); a != nullptr && a->type == Attribute::Type::kTensor)
+        add(a->t);
+  return files;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
@@ -113,6 +131,7 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
       looked_up != nullptr ? std::move(*looked_up) : LookupSessionPlan(s->model_, compiled, opts);
   s->plan_report_ = std::move(plan.report);
   if (looked_up == nullptr) clock.Mark("session plan");
+  const std::set<std::string> source_files = SourceFiles(*s->model_.graph);
   if (plan.graph) {
     s->model_.graph = std::move(plan.graph);
     s->binds_dim_params_ = plan.binds_dim_params;
@@ -129,7 +148,7 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
     };
     VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
   }
-  s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache);
+  s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache, source_files);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
   clock.Mark("weight cache open");
@@ -171,13 +190,19 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   PhaseClock clock(&phases);
   // One scan gives the ModelProto's skeleton (large payloads stay in the mapped file) and the
   // compiled-tensor fields.
-  VT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path));
+  VT_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::Open(path));
   if (file->size() == 0) return InvalidArgument(path + ": empty file, not an ONNX model");
-  VT_ASSIGN_OR_RETURN(ModelSkeleton p, ParseModelSkeleton(std::move(file), path, true));
+  // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
+  // to: the other nodes are neither parsed nor imported (docs/compiled-tensors.md "Loading
+  // rules"). Where the plan then does not hit, the whole model is parsed after all.
+  const bool plan_first = load_opts.cache.enabled &&
+                          load_opts.cache.verify == VerifyPolicy::kMemo && HasSessionPlans(*file);
+  VT_ASSIGN_OR_RETURN(ModelSkeleton p,
+                      ParseModelSkeleton(file, path, true,
+                                         plan_first ? SkeletonScope::kSources : SkeletonScope::kWhole));
   clock.Mark("parse");
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
-  io.elided = p.elided;
   io.keep_misaligned = true;  // CreateTimed aligns what the session reads
   if (!load_opts.cache.enabled) p.ext = nullptr;
   // Create had no entries to warn about; the unreadable extension is said here.
@@ -186,23 +211,29 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
     if (!s->extension_error_.empty()) s->WarnCacheMisses();
     return s;
   };
-  // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
-  // to: the other nodes are not imported (docs/compiled-tensors.md "Loading rules").
-  if (p.ext != nullptr && p.ext->session_plans_size() > 0 &&
-      load_opts.cache.verify == VerifyPolicy::kMemo) {
-    ImportOptions sources = io;
-    sources.sources_only = true;
-    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
-    clock.Mark("import sources");
-    PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, /*sources_only=*/true);
-    if (plan.graph) {
-      clock.Mark("session plan");
-      p.proto.reset();
-      VT_ASSIGN_OR_RETURN(auto s,
-                          CreateTimed(std::move(m), load_opts, p.ext, std::move(phases), &plan));
-      return finish(std::move(s));
+  if (plan_first) {
+    if (p.ext != nullptr && p.ext->session_plans_size() > 0) {
+      ImportOptions sources = io;
+      sources.elided = p.elided;
+      sources.sources_only = true;
+      VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
+      clock.Mark("import sources");
+      PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, /*sources_only=*/true);
+      if (plan.graph) {
+        clock.Mark("session plan");
+        p.proto.reset();
+        VT_ASSIGN_OR_RETURN(auto s,
+                            CreateTimed(std::move(m), load_opts, p.ext, std::move(phases), &plan));
+        return finish(std::move(s));
+      }
     }
+    VT_ASSIGN_OR_RETURN(ModelSkeleton whole, ParseModelSkeleton(file, path, false));
+    p.proto = std::move(whole.proto);
+    p.elided = std::move(whole.elided);
+    clock.Mark("parse (whole)");
   }
+  file.reset();
+  io.elided = p.elided;
   VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, io));
   p.proto.reset();
   clock.Mark("import");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "vtensor/base/file.h"
@@ -143,10 +144,11 @@ std::optional<CacheMiss> VerifyPlan(const vtensor::SessionPlanProto& p, const Pl
 
 // Files whose bytes a plan's verification covers: the model, the payload file and the source
 // initializers' external data.
-std::set<std::string> MemoFiles(const Model& source, const PlanBytes& b) {
+std::set<std::string> MemoFiles(const Model& source, const std::map<std::string, Tensor>& sources,
+                                const PlanBytes& b) {
   std::set<std::string> files = {source.path};
   if (!b.file.empty()) files.insert(b.file);
-  for (const auto& [name, t] : SourceTensors(*source.graph))
+  for (const auto& [name, t] : sources)
     if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
   return files;
 }
@@ -180,11 +182,12 @@ PlanLookup LookupSessionPlan(const Model& source,
 
   const VerifyPolicy policy = opts.cache.verify;
   const std::string abi = "session-plan " + SessionPlanRuntimeVersion() + " " + plan.options();
+  const std::map<std::string, Tensor> sources = SourceTensors(*source.graph);
   std::set<std::string> files;
   MemoKey key;
   std::string memo_path;
   if (policy == VerifyPolicy::kMemo) {
-    files = MemoFiles(source, bytes);
+    files = MemoFiles(source, sources, bytes);
     key = ComputeMemoKey(files, abi);
     const std::string dir = MemoDirectory(opts.cache.memo_dir);
     if (key.ok && !dir.empty()) {
@@ -218,7 +221,7 @@ PlanLookup LookupSessionPlan(const Model& source,
   ctx.file = source.path;
   ctx.owner = holder;
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
-  auto g = GraphFromPlan(*plan_graph, SourceTensors(*source.graph), blobs, nullptr, ctx);
+  auto g = GraphFromPlan(*plan_graph, sources, blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
   out.graph = std::move(*g);
   out.binds_dim_params = plan.binds_dim_params();

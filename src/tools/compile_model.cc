@@ -76,8 +76,8 @@ void ForEachGraph(const onnx::GraphProto& g, const std::function<void(const onnx
 }  // namespace
 
 // Names of the tensors a compiled entry may cache (docs/design.md §4: the source resolves to an
-// initializer): initializers and Constant-node values of every graph. Values the runtime
-// computes by constant folding are packed at load, not cached.
+// initializer): initializers and Constant-node values of every graph. The tensors the passes
+// make from them are cached as well (CompileForDevice), but are no sources.
 std::vector<SourceTensor> CacheableSources(const onnx::GraphProto& main) {
   std::vector<SourceTensor> out;
   std::set<std::string> seen;
@@ -318,8 +318,11 @@ void KeepOtherPlans(const vtensor::ModelExtension& old, const std::string& model
   }
 }
 
-// Creates a prepare-only session of MODEL for `isa`; every weight of `sources` it packs
-// becomes an entry (once per form).
+// Creates a prepare-only session of MODEL for `isa`; every weight it packs becomes an entry
+// (once per form): the source tensors (`sources`) and the tensors its passes made from them
+// (folded constants, Conv weights with a BatchNormalization folded in), which a session plan
+// hit, or the same passes, give the session again (docs/compiled-tensors.md, "Tensors the
+// passes make").
 Status CompileForDevice(const std::string& model_path, IsaLevel isa,
                         const std::set<std::string>& sources, CompileState* st) {
   const int dev_index = DeviceIndex(&st->ext, isa);
@@ -340,8 +343,9 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
   Status failure;
   std::set<std::tuple<std::string, std::string, uint64_t>> seen;
   so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
-    if (!failure.ok() || !sources.count(name)) return;
+    if (!failure.ok()) return;
     if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
+    if (!sources.count(name)) ++st->total;  // the progress total counts the sources' weights
     auto digest = TensorDigest(src, st->opts.digest);
     if (!digest.ok()) {
       failure = digest.take_status().WithContext("weight '" + name + "'");

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -19,13 +20,16 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/compile_model.h"
+#include "vtensor/base/file.h"
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/runtime/session.h"
+#include "vtensor/forms/verify_memo.h"
 #include "vtensor/runtime/session_plan.h"
 
 namespace vt {
@@ -94,6 +98,10 @@ struct Loaded {
   CacheEntryReport plan;
   std::vector<std::string> warnings;
   std::vector<std::string> outputs;
+  int entry_hits = 0;    // compiled entries HIT
+  int folded_hits = 0;   // ... of them for tensors the passes make (docs/compiled-tensors.md)
+  int entry_misses = 0;  // compiled entries MISS
+  bool parsed_whole = false;  // the sources-only parse did not do: the whole model was parsed
 };
 
 SessionOptions Options(const std::string& memo_dir, std::vector<std::string>* warnings) {
@@ -108,6 +116,12 @@ void LoadAndRun(const std::string& model, const std::string& data, SessionOption
   auto s = Session::Load(model, so);
   ASSERT_TRUE(s.ok()) << s.status().message();
   out->plan = (*s)->plan_report();
+  for (const LoadPhase& p : (*s)->load_phases()) out->parsed_whole |= p.name == "parse (whole)";
+  for (const CacheEntryReport& r : (*s)->cache_report()) {
+    out->entry_hits += r.state == EntryState::kHit;
+    out->folded_hits += r.state == EntryState::kHit && r.source_name.ends_with(".vt_folded_w");
+    out->entry_misses += r.state == EntryState::kMiss;
+  }
   std::vector<Value> in;
   const auto ios = (*s)->inputs();
   for (size_t i = 0; i < ios.size(); ++i) {
@@ -138,6 +152,8 @@ TEST_P(PlanOnModels, HitComputesWhatTheGraphPassesCompute) {
   TempDir tmp;
   const std::string out = tmp.path + "/m.onnx";
   ASSERT_TRUE(Compile(c.model, out, true).ok());
+  // Files younger than the racy margin are never memoized (forms/verify_memo.h): age them.
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kMemoRacyMarginNs + 100'000'000));
   std::vector<std::string> unused;
   Loaded hit, miss;
   LoadAndRun(out, c.data, Options(tmp.path + "/memo", &unused), &hit);
@@ -149,6 +165,31 @@ TEST_P(PlanOnModels, HitComputesWhatTheGraphPassesCompute) {
   LoadAndRun(out, c.data, off, &miss);
   EXPECT_EQ(miss.plan.state, EntryState::kPending) << "the cache off: no plan is read";
   EXPECT_EQ(hit.outputs, miss.outputs) << "plan HIT and the passes at load differ";
+  // A later load under the memo reads only the source tensors of the graph; every compiled
+  // entry, those of the tensors the passes make included, is used.
+  Loaded memo;
+  LoadAndRun(out, c.data, Options(tmp.path + "/memo", &unused), &memo);
+  EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
+  EXPECT_TRUE(memo.plan.memo);
+  EXPECT_FALSE(memo.parsed_whole) << "the plan did not hit on the sources-only parse";
+  EXPECT_EQ(memo.entry_misses, 0);
+  EXPECT_EQ(memo.entry_hits, hit.entry_hits);
+  EXPECT_EQ(memo.outputs, miss.outputs) << "plan HIT under the memo and the passes differ";
+  // The passes at load with the compiled entries (no plan): the same entries, the same outputs.
+  SessionOptions no_plan = Options(tmp.path + "/memo", &unused);
+  no_plan.cache.verify = VerifyPolicy::kAlways;
+  auto cm = ReadCompiledModel(out);
+  ASSERT_TRUE(cm.ok());
+  cm->ext.clear_session_plans();
+  const std::string planless = tmp.path + "/planless.onnx";
+  ASSERT_TRUE(WriteCompiledModel(*cm, planless).ok());
+  Loaded passes;
+  LoadAndRun(planless, c.data, no_plan, &passes);
+  EXPECT_EQ(passes.entry_misses, 0);
+  EXPECT_EQ(passes.folded_hits, hit.folded_hits);
+  // The PP-OCR models fold BatchNormalization into their Conv filters.
+  if (c.name.starts_with("ch_")) EXPECT_GT(hit.folded_hits, 0);
+  EXPECT_EQ(passes.outputs, miss.outputs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PlanOnModels, ::testing::ValuesIn(Cases()),
@@ -158,6 +199,82 @@ INSTANTIATE_TEST_SUITE_P(Models, PlanOnModels, ::testing::ValuesIn(Cases()),
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
                            return n;
                          });
+
+// A plan hit under the memo on a model whose weight is a Constant inside a local function:
+// the call is kept by the sources-only parse, so the inlined Constant is a source the plan
+// refers to.
+TEST(PlanWithLocalFunction, MemoHitResolvesTheInlinedConstant) {
+  TempDir tmp;
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* local = m.add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  auto* f = m.add_functions();
+  f->set_name("AddW");
+  f->set_domain("local");
+  f->add_opset_import()->set_version(17);
+  f->add_input("a");
+  f->add_output("b");
+  auto* c = f->add_node();
+  c->set_op_type("Constant");
+  c->add_output("w");
+  auto* value = c->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  auto* t = value->mutable_t();
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(4);
+  for (float v : {0.5f, -1.0f, 2.0f, 3.5f}) t->add_float_data(v);
+  auto* add = f->add_node();
+  add->set_op_type("Add");
+  add->add_input("a");
+  add->add_input("w");
+  add->add_output("b");
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(4);
+  auto* y = g->add_output();
+  *y = *x;
+  y->set_name("y");
+  auto* call = g->add_node();
+  call->set_op_type("AddW");
+  call->set_domain("local");
+  call->add_input("x");
+  call->add_output("h");
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("h");
+  relu->add_output("y");
+  const std::string src = tmp.path + "/src.onnx", out = tmp.path + "/m.onnx";
+  ASSERT_TRUE(WriteFileAtomic(src, m.SerializeAsString()).ok());
+  ASSERT_TRUE(Compile(src, out, true).ok());
+  const std::string data = tmp.path + "/data";
+  fs::create_directories(data);
+  onnx::TensorProto in;
+  in.set_data_type(onnx::TensorProto::FLOAT);
+  in.add_dims(4);
+  for (float v : {1.0f, 1.0f, -3.0f, 0.25f}) in.add_float_data(v);
+  ASSERT_TRUE(WriteFileAtomic(data + "/input_0.pb", in.SerializeAsString()).ok());
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kMemoRacyMarginNs + 100'000'000));
+  std::vector<std::string> unused;
+  Loaded first, memo, off;
+  LoadAndRun(out, data, Options(tmp.path + "/memo", &unused), &first);
+  EXPECT_EQ(first.plan.state, EntryState::kHit) << first.plan.detail;
+  LoadAndRun(out, data, Options(tmp.path + "/memo", &unused), &memo);
+  EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
+  EXPECT_TRUE(memo.plan.memo);
+  EXPECT_FALSE(memo.parsed_whole) << "the plan did not hit on the sources-only parse";
+  SessionOptions no_cache = Options(tmp.path + "/memo", &unused);
+  no_cache.cache.enabled = false;
+  LoadAndRun(out, data, no_cache, &off);
+  EXPECT_EQ(memo.outputs, off.outputs);
+  EXPECT_EQ(first.outputs, off.outputs);
+}
 
 // ---- fault injection, on the PP-OCR classifier (small, folds and fuses) ----
 

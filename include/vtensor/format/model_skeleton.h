@@ -70,12 +70,30 @@ struct ModelSkeleton {
   std::string ext_error;  // why the fields were malformed ("" when not)
 };
 
+// What of the model a skeleton holds.
+enum class SkeletonScope {
+  kWhole,    // every field
+  // Of the main graph only its name, inputs, outputs, initializers, Constant nodes of the
+  // default domain and nodes of other domains (calls of local functions, which the import
+  // inlines): what holds the source tensors a session plan refers to (graph/plan_graph.h
+  // SourceTensors), all that a plan hit under the memo reads of the source graph
+  // (docs/compiled-tensors.md, "Loading rules"). Its other nodes and value_info are checked as
+  // wire format and left out. Every other field of the model is kept.
+  kSources,
+};
+
 // Parses `file` (the model at `path`) as a skeleton. `with_extension`: also parse fields 27-30
 // into `ext` (a malformed extension is `ext_error`, not an error). Errors: InvalidArgument
 // "PATH: not a valid ONNX ModelProto (protobuf parse failed: truncated or corrupted file)",
 // followed by where the scan stopped (the field path, the tensor's name when known) for bytes
 // that are no ModelProto; files over 2 GiB.
 Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
-                                           const std::string& path, bool with_extension);
+                                           const std::string& path, bool with_extension,
+                                           SkeletonScope scope = SkeletonScope::kWhole);
+
+// Whether the model's top-level fields include session plans (field 30), read from the wire
+// format without parsing the graph (its bytes are skipped). False for bytes that are no
+// ModelProto (the parse then says why).
+bool HasSessionPlans(const MappedFile& file);
 
 }  // namespace vt

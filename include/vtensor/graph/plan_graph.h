@@ -25,7 +25,7 @@ namespace vt {
 // (models that keep their weights in Constant nodes fold them into initializers of that name).
 std::map<std::string, Tensor> SourceTensors(const Graph& g);
 
-// Stored tensors of at least kBorrowMinBytes go, when the writer is given `blobs`, to that
+// Stored tensors (but string and empty ones) go, when the writer is given `blobs`, to that
 // buffer at this alignment (PlanBlobProto); the plan payload puts them ahead of the graph.
 inline constexpr size_t kPlanBlobAlign = 64;
 
@@ -39,8 +39,8 @@ struct PlanBlobs {
 // Writes `g` into `p`. Main-graph initializers and Constant-node values equal to the tensor of
 // the same name in `source` (SourceTensors of the source graph: type, shape and bytes; may be
 // null) are written as references to it, every other tensor with its bytes. Subgraph tensors
-// are always written with their bytes: in `blobs` (when given, for tensors of at least
-// kBorrowMinBytes, 64-byte aligned offsets into it), else as a serialized TensorProto.
+// are always written with their bytes: in `blobs` (when given, for every tensor but string
+// and empty ones, 64-byte aligned offsets into it), else as a serialized TensorProto.
 void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source,
                  vtensor::PlanGraphProto* p, std::string* blobs = nullptr);
 

@@ -1,5 +1,7 @@
 #include "vtensor/base/host_memory.h"
 
+#include "vtensor/base/huge_mapping.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@ namespace vt {
 
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
 // Blocks up to kSlabMaxBlock are carved from slabs of kSlabBytes; larger ones get their own
 // mapping. A slab's unused tail is never touched, so it costs address space only (a huge page
 // is faulted in by its first touch).
@@ -50,17 +51,8 @@ size_t ClassBytesOf(int index) {
 // A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) advised for huge pages,
 // or null.
 void* MapHuge(size_t bytes) {
-  void* raw = ::mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = RoundUp(lo, kHugePage);
-  if (aligned > lo) ::munmap(raw, aligned - lo);
-  const uintptr_t end = lo + bytes + kHugePage;
-  if (end > aligned + bytes) ::munmap(reinterpret_cast<void*>(aligned + bytes), end - aligned - bytes);
-  // Without transparent huge pages (or with them disabled) this fails harmlessly: 4 KiB pages.
-  ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  void* p = MapHugeAligned(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  return p == MAP_FAILED ? nullptr : p;
 }
 
 class Arena {
@@ -99,7 +91,7 @@ class Arena {
     }
     if (c.bytes > kSlabMaxBlock) {
       if (cached_large_ + c.bytes > kMaxCachedLarge) {
-        const size_t len = RoundUp(c.bytes, kHugePage);
+        const size_t len = RoundUp(c.bytes, kHugePageBytes);
         ::munmap(p, len);
         stats_.mapped_bytes -= len;
         return;
@@ -117,7 +109,7 @@ class Arena {
 
  private:
   void* MapLarge(size_t class_bytes) {
-    const size_t len = RoundUp(class_bytes, kHugePage);
+    const size_t len = RoundUp(class_bytes, kHugePageBytes);
     void* p = MapHuge(len);
     if (p) stats_.mapped_bytes += len;
     return p;

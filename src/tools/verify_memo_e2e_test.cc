@@ -205,7 +205,9 @@ TEST_F(VerifyMemoE2eTest, DamagedPayloadOnFirstLoadIsAMiss) {
   const Outcome second = Load(compiled_, cache_);  // only the hit was memoized
   for (const auto& r : second.report) {
     EXPECT_EQ(r.memo, r.state == EntryState::kHit) << r.index;
-    if (r.state == EntryState::kMiss) EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest");
+    if (r.state == EntryState::kMiss) {
+      EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest");
+    }
   }
   EXPECT_EQ(second.output, reference_);
 }

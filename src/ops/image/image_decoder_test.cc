@@ -30,7 +30,9 @@ Tensor LoadCaseTensor(const std::string& c, const std::string& file) {
   EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
   onnx::TensorProto tp;
   EXPECT_TRUE(tp.ParseFromString(bytes.ok() ? *bytes : std::string())) << path;
-  Expected<Tensor> t = TensorFromProto(tp, TensorContext{path, nullptr, nullptr});
+  TensorContext ctx;
+  ctx.file = path;
+  Expected<Tensor> t = TensorFromProto(tp, ctx);
   EXPECT_TRUE(t.ok()) << t.status().ToString();
   return t.ok() ? *t : Tensor();
 }

@@ -67,7 +67,9 @@ TEST(GqaDecode, GrowingInPlaceEqualsCopyingThePast) {
     for (int o = 0; o < 3; ++o)
       ASSERT_EQ(testing::Values(a[o].tensor()), testing::Values(b[o].tensor()))
           << "step " << step << " output " << o;
-    if (step > 0) EXPECT_EQ(a[1].tensor().storage(), gk.storage()) << "step " << step;
+    if (step > 0) {
+      EXPECT_EQ(a[1].tensor().storage(), gk.storage()) << "step " << step;
+    }
     gk = a[1].tensor(), gv = a[2].tensor();
     ck = b[1].tensor().Clone(), cv = b[2].tensor().Clone();
   }

@@ -295,6 +295,7 @@ TEST_F(VerifyMemoE2eTest, ConcurrentFirstLoadsLeaveOneCompleteMemo) {
   WaitPastRacyMargin();
   std::vector<Outcome> outs(4);
   std::vector<std::thread> threads;
+  threads.reserve(outs.size());
   for (auto& o : outs) threads.emplace_back([&o, this] { o = Load(compiled_, cache_); });
   for (auto& t : threads) t.join();
   // A load that opens after another one recorded the memo may use it; each entry is HIT

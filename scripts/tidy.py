@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""clang-tidy-14 with the checked-in .clang-tidy over the translation units of src/ and tests/.
+"""clang-tidy-14 with the checked-in .clang-tidy over the translation units of src/, tests/ and
+python/src/ (the Python extension module, in the build when pybind11 is found).
 
-Headers of src/, include/ and tests/ are checked through the units that include them; a
-header's finding is printed once. Exit status: 0 clean, 1 findings, 2 clang-tidy could not run.
+Headers of src/, include/, tests/ and python/src/ are checked through the units that include
+them; a header's finding is printed once. Exit status: 0 clean, 1 findings, 2 clang-tidy could not run.
 
 Each unit's result is kept in a cache (default ~/.cache/vtensor/tidy) under a key made of the
 clang-tidy version, .clang-tidy, the unit's compile command and the contents of every file it
@@ -11,7 +12,7 @@ from `ninja -t deps`), so a run after a small change re-checks only the units it
 unit the build has not compiled has no dependency list and is always checked.
 
 usage: scripts/tidy.py [REGEX]      only the units whose path (relative to the checkout)
-                                    matches REGEX; default: all of src/ and tests/
+                                    matches REGEX; default: all of src/, tests/ and python/src/
 env:   VTENSOR_BUILD_DIR   configured build directory (default build; configured if missing)
        VTENSOR_TIDY_JOBS   clang-tidy processes at a time (default: the number of cores)
        VTENSOR_TIDY_CACHE  cache directory; 'off' disables the cache
@@ -34,6 +35,7 @@ BUILD = os.path.realpath(os.environ.get("VTENSOR_BUILD_DIR", os.path.join(ROOT, 
 JOBS = int(os.environ.get("VTENSOR_TIDY_JOBS", os.cpu_count() or 2))
 CACHE = os.environ.get("VTENSOR_TIDY_CACHE",
                        os.path.join(os.path.expanduser("~"), ".cache", "vtensor", "tidy"))
+SOURCE_DIRS = ("src/", "tests/", "python/src/")
 FINDING = re.compile(r"^(/[^:]+):(\d+):(\d+): (warning|error): ")
 
 
@@ -49,7 +51,7 @@ def units(pattern):
     for entry in db:
         path = os.path.realpath(os.path.join(entry["directory"], entry["file"]))
         rel = os.path.relpath(path, ROOT)
-        if not rel.startswith(("src/", "tests/")) or not pattern.search(rel) or path in seen:
+        if not rel.startswith(SOURCE_DIRS) or not pattern.search(rel) or path in seen:
             continue
         seen.add(path)
         args = shlex.split(entry["command"])
@@ -98,8 +100,8 @@ def unit_key(unit, deps, base, memo):
 
 def tidy_unit(source):
     """clang-tidy's findings for one unit (lines relative to the checkout), or None on failure."""
-    r = run([TIDY, "-p", BUILD, "--quiet", f"--header-filter=^{ROOT}/(src|include|tests)/",
-             "--extra-arg=-Wno-unknown-warning-option", source])
+    r = run([TIDY, "-p", BUILD, "--quiet",
+             f"--header-filter=^{ROOT}/(src|include|tests|python/src)/", "--extra-arg=-Wno-unknown-warning-option", source])
     text = r.stdout + r.stderr
     lines = [l.replace(ROOT + "/", "") for l in text.splitlines() if FINDING.match(l)]
     if r.returncode != 0 and not lines:

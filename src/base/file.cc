@@ -1,4 +1,5 @@
 #include "vtensor/base/file.h"
+#include "vtensor/base/huge_mapping.h"
 #include "vtensor/base/mapped_pages.h"
 #include "vtensor/base/temp_file.h"
 
@@ -18,31 +19,13 @@ namespace {
 std::string Errno() { return std::strerror(errno); }
 
 // Maps `n` bytes of `fd` read-only. From kHugeMapBytes on, the mapping starts at a 2 MiB
-// boundary (over-reserve, map the file over the aligned part, trim both ends) and is advised
-// MADV_HUGEPAGE: the kernel maps a 2 MiB folio of the page cache with one PMD entry only where
-// the file offset and the address agree modulo 2 MiB, and under the advice a fault that reads
-// the file from disk asks for 2 MiB folios (docs/genai.md, "Payload pages").
+// boundary and is advised MADV_HUGEPAGE: the kernel maps a 2 MiB folio of the page cache with
+// one PMD entry only where the file offset and the address agree modulo 2 MiB, and under the
+// advice a fault that reads the file from disk asks for 2 MiB folios (docs/genai.md, "Payload
+// pages").
 void* MapReadOnly(int fd, size_t n) {
   if (n < kHugeMapBytes) return ::mmap(nullptr, n, PROT_READ, MAP_PRIVATE, fd, 0);
-  const size_t reserve = n + kHugeMapBytes;
-  void* raw = ::mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (raw == MAP_FAILED) return MAP_FAILED;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t at = (lo + kHugeMapBytes - 1) / kHugeMapBytes * kHugeMapBytes;
-  void* p = ::mmap(reinterpret_cast<void*>(at), n, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
-  if (p == MAP_FAILED) {
-    const int e = errno;
-    ::munmap(raw, reserve);
-    errno = e;
-    return MAP_FAILED;
-  }
-  if (at > lo) ::munmap(raw, at - lo);
-  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const uintptr_t end = (at + n + page - 1) / page * page;  // the file mapping's last page
-  if (lo + reserve > end) ::munmap(reinterpret_cast<void*>(end), lo + reserve - end);
-  // Without transparent huge pages this fails harmlessly: 4 KiB mappings, as before.
-  ::madvise(p, n, MADV_HUGEPAGE);
-  return p;
+  return MapHugeAligned(n, PROT_READ, MAP_PRIVATE, fd);
 }
 }  // namespace
 

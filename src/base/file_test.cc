@@ -33,8 +33,9 @@ TEST(MappedFile, LargeFilesMapAtA2MiBBoundaryWithTheirBytes) {
     ASSERT_TRUE(a.ok() && b.ok()) << n;
     for (const auto& mf : {*a, *b}) {
       ASSERT_EQ(mf->size(), n);
-      if (n >= kHugeMapBytes)
+      if (n >= kHugeMapBytes) {
         EXPECT_EQ(reinterpret_cast<uintptr_t>(mf->data()) % kHugeMapBytes, 0u) << n;
+      }
       EXPECT_EQ(std::string(reinterpret_cast<const char*>(mf->data()), n), bytes) << n;
     }
   }

@@ -1,5 +1,7 @@
 #include "vtensor/base/host_memory.h"
 
+#include "vtensor/base/huge_mapping.h"
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -14,7 +16,7 @@ namespace vt {
 
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePage = kHugePageBytes;
 constexpr size_t kAlign = 64;
 // Address space reserved per region. Only what a block has used is backed: the rest is never
 // touched, so it costs address space, not memory.
@@ -29,17 +31,8 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 // A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) advised for huge pages,
 // or null.
 void* MapHuge(size_t bytes) {
-  void* raw = ::mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = RoundUp(lo, kHugePage);
-  if (aligned > lo) ::munmap(raw, aligned - lo);
-  const uintptr_t end = lo + bytes + kHugePage;
-  if (end > aligned + bytes) ::munmap(reinterpret_cast<void*>(aligned + bytes), end - aligned - bytes);
-  // Without transparent huge pages (or with them disabled) this fails harmlessly: 4 KiB pages.
-  ::madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  void* p = MapHugeAligned(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+  return p == MAP_FAILED ? nullptr : p;
 }
 
 // One mapping and its free ranges, coalesced (address -> length). A block is split off the

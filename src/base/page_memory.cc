@@ -1,6 +1,7 @@
 #include "vtensor/base/page_memory.h"
 
 #include "vtensor/base/host_memory.h"
+#include "vtensor/base/huge_mapping.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,19 +24,9 @@ void* AllocZeroedPages(size_t bytes) {
     if (p != nullptr) std::memset(p, 0, bytes);
     return p;
   }
-  // Over-map by one huge page and trim both ends to a 2 MiB-aligned range.
-  const size_t len = RoundUp(bytes, kZeroedPagesMinBytes);
-  void* raw = ::mmap(nullptr, len + kZeroedPagesMinBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = RoundUp(lo, kZeroedPagesMinBytes);
-  if (aligned > lo) ::munmap(raw, aligned - lo);
-  const uintptr_t end = lo + len + kZeroedPagesMinBytes;
-  if (end > aligned + len) ::munmap(reinterpret_cast<void*>(aligned + len), end - aligned - len);
-  // Without transparent huge pages this fails harmlessly: 4 KiB pages.
-  ::madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);
-  return reinterpret_cast<void*>(aligned);
+  void* p = MapHugeAligned(RoundUp(bytes, kZeroedPagesMinBytes), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  return p == MAP_FAILED ? nullptr : p;
 }
 
 void FreeZeroedPages(void* p, size_t bytes) {

@@ -153,7 +153,11 @@ TEST_F(ModelSkeletonTest, EveryTensorReadsAsItsBytesAndLargeOnesBorrowTheFile) {
     TensorContext full_ctx;
     full_ctx.file = "m.onnx";
     full_ctx.external = &resolver;
-    TensorContext ctx{"m.onnx", &resolver, nullptr, sk->elided, keep_misaligned};
+    TensorContext ctx;
+    ctx.file = "m.onnx";
+    ctx.external = &resolver;
+    ctx.elided = sk->elided;
+    ctx.keep_misaligned = keep_misaligned;
     for (const auto& [name, tp] : want) {
       SCOPED_TRACE(name);
       auto a = TensorFromProto(*tp, full_ctx);

@@ -12,7 +12,11 @@
 namespace vt {
 namespace {
 
-TensorContext Ctx() { return TensorContext{"m.onnx", nullptr, nullptr}; }
+TensorContext Ctx() {
+  TensorContext ctx;
+  ctx.file = "m.onnx";
+  return ctx;
+}
 
 onnx::TensorProto Proto(const std::string& name, int32_t type, const std::vector<int64_t>& dims) {
   onnx::TensorProto t;

@@ -26,7 +26,8 @@ TEST(TensorFromProtoTest, TypedFieldsAndRawDataAgree) {
   raw.clear_float_data();
   float v[] = {1, 2, 3, 4};
   raw.set_raw_data(std::string(reinterpret_cast<char*>(v), sizeof v));
-  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
   auto a = TensorFromProto(typed, ctx);
   auto b = TensorFromProto(raw, ctx);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -34,7 +35,8 @@ TEST(TensorFromProtoTest, TypedFieldsAndRawDataAgree) {
 }
 
 TEST(TensorFromProtoTest, ErrorsNameFileTensorAndField) {
-  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
   onnx::TensorProto t = FloatTensor("w", {2, 3}, {1, 2});
   auto r = TensorFromProto(t, ctx);
   ASSERT_FALSE(r.ok());
@@ -82,7 +84,9 @@ class ExternalDataTest : public ::testing::Test {
 
 TEST_F(ExternalDataTest, MappedNotCopied) {
   ExternalDataResolver res(dir_);
-  TensorContext ctx{"m.onnx", &res, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
+  ctx.external = &res;
   auto t = TensorFromProto(Ext("weights.bin", 64, 16), ctx);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->storage()->kind(), Storage::Kind::kMapped);
@@ -91,7 +95,9 @@ TEST_F(ExternalDataTest, MappedNotCopied) {
 
 TEST_F(ExternalDataTest, OutsideFileMissingFileAndEscapingPathAreErrors) {
   ExternalDataResolver res(dir_);
-  TensorContext ctx{"m.onnx", &res, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
+  ctx.external = &res;
   EXPECT_NE(TensorFromProto(Ext("weights.bin", 72, -1), ctx).status().message().find("outside"),
             std::string::npos);
   EXPECT_NE(TensorFromProto(Ext("weights.bin", 1 << 20, -1), ctx).status().message().find("outside"),

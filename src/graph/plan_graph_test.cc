@@ -24,6 +24,13 @@ Tensor Named(Tensor t, const std::string& name) {
   return t;
 }
 
+Attribute Attr(const std::string& name, Attribute::Type type) {
+  Attribute a;
+  a.name = name;
+  a.type = type;
+  return a;
+}
+
 // A main graph with an initializer, a Constant node, a node with one attribute of every kind
 // (a subgraph among them, with its own initializer), symbolic dims and typed metadata.
 std::shared_ptr<Graph> SampleGraph() {
@@ -42,7 +49,7 @@ std::shared_ptr<Graph> SampleGraph() {
   c.op_type = "Constant";
   c.opset = 13;
   c.outputs = {"k"};
-  c.attrs["value"] = {"value", Attribute::Type::kTensor};
+  c.attrs["value"] = Attr("value", Attribute::Type::kTensor);
   c.attrs["value"].t = Named(Tensor::FromF32(std::vector<float>(1500, 1.5f), {1500}), "k");
   g->nodes.push_back(c);
   Node n;
@@ -52,28 +59,28 @@ std::shared_ptr<Graph> SampleGraph() {
   n.inputs = {"x", "w", "", "k"};
   n.outputs = {"y"};
   auto add = [&n](Attribute a) { n.attrs[a.name] = std::move(a); };
-  Attribute f{"f", Attribute::Type::kFloat};
+  Attribute f = Attr("f", Attribute::Type::kFloat);
   f.f = 0.1f;
   add(f);
-  Attribute i{"i", Attribute::Type::kInt};
+  Attribute i = Attr("i", Attribute::Type::kInt);
   i.i = -7;
   add(i);
-  Attribute s{"s", Attribute::Type::kString};
+  Attribute s = Attr("s", Attribute::Type::kString);
   s.s = std::string("a\0b", 3);
   add(s);
-  Attribute fs{"fs", Attribute::Type::kFloats};
+  Attribute fs = Attr("fs", Attribute::Type::kFloats);
   fs.floats = {1e-30f, -0.0f};
   add(fs);
-  Attribute is{"is", Attribute::Type::kInts};
+  Attribute is = Attr("is", Attribute::Type::kInts);
   is.ints = {1, -2};
   add(is);
-  Attribute ss{"ss", Attribute::Type::kStrings};
+  Attribute ss = Attr("ss", Attribute::Type::kStrings);
   ss.strings = {"p", ""};
   add(ss);
-  Attribute t{"t", Attribute::Type::kTensor};
+  Attribute t = Attr("t", Attribute::Type::kTensor);
   t.t = Named(Tensor::FromI64({4, 5}), "t");
   add(t);
-  Attribute tp{"tp", Attribute::Type::kTypeProto};
+  Attribute tp = Attr("tp", Attribute::Type::kTypeProto);
   tp.tp = TypeInfo::Tensor(DType::kInt64, SymShape{Dim{2, ""}});
   add(tp);
   auto sub = std::make_shared<Graph>();
@@ -88,7 +95,7 @@ std::shared_ptr<Graph> SampleGraph() {
   sn.outputs = {"o"};
   sub->nodes.push_back(sn);
   sub->outputs.push_back({"o", TensorSpec()});
-  Attribute gr{"g", Attribute::Type::kGraph};
+  Attribute gr = Attr("g", Attribute::Type::kGraph);
   gr.g = sub;
   add(gr);
   g->nodes.push_back(n);
@@ -116,7 +123,8 @@ TEST(PlanGraphTest, RoundTripKeepsEveryFieldAndRefersToSourceTensors) {
   GraphToPlan(*g, &sources, &p);
   EXPECT_TRUE(p.initializer(0).has_source()) << "source tensors are referred to, not stored";
   EXPECT_TRUE(PlanAttr(p.node(1), "t").t().has_tensor());
-  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
   auto back = GraphFromPlan(p, sources, PlanBlobs{}, nullptr, ctx);
   ASSERT_TRUE(back.ok()) << back.status().message();
   const Graph& b = **back;
@@ -147,7 +155,8 @@ TEST(PlanGraphTest, StoredTensorsGoToAlignedBlobs) {
   auto* aligned = static_cast<uint8_t*>(std::aligned_alloc(kPlanBlobAlign, blobs.size() + 64));
   std::copy(blobs.begin(), blobs.end(), aligned);
   std::shared_ptr<const void> keep(aligned, [](const void* q) { std::free(const_cast<void*>(q)); });
-  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
   auto back = GraphFromPlan(p, {}, PlanBlobs{aligned, blobs.size(), keep}, nullptr, ctx);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(Bytes((*back)->initializers.at("w")), Bytes(g->initializers.at("w")));
@@ -167,7 +176,8 @@ TEST(PlanGraphTest, BadReferencesAndBlobsAreErrorsNamingTheTensor) {
   const auto sources = SourceTensors(*g);
   vtensor::PlanGraphProto p;
   GraphToPlan(*g, &sources, &p);
-  TensorContext ctx{"m.onnx", nullptr, nullptr};
+  TensorContext ctx;
+  ctx.file = "m.onnx";
   auto missing = GraphFromPlan(p, {}, PlanBlobs{}, nullptr, ctx);
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("no source initializer 'w'"), std::string::npos)

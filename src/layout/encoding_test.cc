@@ -50,7 +50,9 @@ TEST(EncodingTest, ScaleFactsAndDecodeErrorBoundsHold) {
       EXPECT_FALSE(t.zero_point);
     }
     EXPECT_GE(t.plane_error, t.decode_error);
-    if (!t.lossless) EXPECT_GT(t.decode_error, 0.0f);
+    if (!t.lossless) {
+      EXPECT_GT(t.decode_error, 0.0f);
+    }
     if (t.dtype == DType::kUndefined && !t.has_scale) continue;  // i4/u4: integers only
     if (!t.has_scale && t.decode_error == 0.0f) continue;         // exact for its own values
     const int64_t n = 4 * t.block_elems + 7;

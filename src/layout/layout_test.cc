@@ -5,12 +5,25 @@
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/layout/layout_text.h"
 
 namespace vt {
 namespace {
+
+// A spec of `shape` in `encoding` with these physical levels, padding, no offset.
+LayoutSpec Spec(Shape shape, Encoding encoding, std::vector<LayoutLevel> levels,
+                Shape padded = {}) {
+  LayoutSpec s;
+  s.shape = std::move(shape);
+  s.encoding = encoding;
+  s.levels = std::move(levels);
+  s.padded = std::move(padded);
+  return s;
+}
 
 // Calls f(idx) for every logical index of `shape` in row-major order.
 template <typename F>
@@ -67,33 +80,34 @@ TEST(LayoutTest, LegacyStridedApi) {
 
 TEST(LayoutTest, FactoryCanonicalizesToStrided) {
   // Levels listed in any order, a redundant tile, and unit dims all reduce to Contiguous.
-  LayoutSpec spec{{4, 1, 8}, Encoding::kF32, {{2, 1, 1}, {0, 2, 16}, {0, 1, 8}, {1, 1, 99}}};
-  auto l = Layout::Make(spec);
+  auto l = Layout::Make(
+      Spec({4, 1, 8}, Encoding::kF32, {{2, 1, 1}, {0, 2, 16}, {0, 1, 8}, {1, 1, 99}}));
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   EXPECT_TRUE(l->is_strided());
   EXPECT_EQ(*l, Layout::Contiguous({4, 1, 8}, Encoding::kF32));
   // A transposed spec becomes the strided transpose.
-  auto tr = Layout::Make({{3, 5}, Encoding::kUnspecified, {{0, 1, 1}, {1, 1, 3}}});
+  auto tr = Layout::Make(Spec({3, 5}, Encoding::kUnspecified, {{0, 1, 1}, {1, 1, 3}}));
   ASSERT_TRUE(tr.ok());
   EXPECT_EQ(*tr, *Layout::Contiguous({5, 3}).Transpose({1, 0}));
 }
 
 TEST(LayoutTest, FactoryRejectsInvalidSpecs) {
   auto err = [](const LayoutSpec& s) { return Layout::Make(s).status().message(); };
-  EXPECT_NE(err({{4}, Encoding::kF32, {{1, 1, 1}}}).find("levels[0]: dim 1 outside rank 1"),
+  EXPECT_NE(err(Spec({4}, Encoding::kF32, {{1, 1, 1}})).find("levels[0]: dim 1 outside rank 1"),
             std::string::npos);
-  EXPECT_NE(err({{8}, Encoding::kF32, {{0, 4, 1}, {0, 3, 4}}}).find("does not divide"),
+  EXPECT_NE(err(Spec({8}, Encoding::kF32, {{0, 4, 1}, {0, 3, 4}})).find("does not divide"),
             std::string::npos);
-  EXPECT_NE(err({{8}, Encoding::kF32, {{0, 4, 1}}}).find("no level with tile 1"),
+  EXPECT_NE(err(Spec({8}, Encoding::kF32, {{0, 4, 1}})).find("no level with tile 1"),
             std::string::npos);
-  EXPECT_NE(err({{8}, Encoding::kF32, {{0, 1, 1}}, {4}}).find("padded[0]"), std::string::npos);
-  EXPECT_NE(err({{-1}, Encoding::kF32, {}}).find("shape[0]"), std::string::npos);
-  EXPECT_NE(err({{4, 64}, Encoding::kQ4_0, {{0, 1, 64}, {1, 1, 2}}}).find("tile 1 and stride 1"),
+  EXPECT_NE(err(Spec({8}, Encoding::kF32, {{0, 1, 1}}, {4})).find("padded[0]"), std::string::npos);
+  EXPECT_NE(err(Spec({-1}, Encoding::kF32, {})).find("shape[0]"), std::string::npos);
+  EXPECT_NE(err(Spec({4, 64}, Encoding::kQ4_0, {{0, 1, 64}, {1, 1, 2}})).find("tile 1 and stride 1"),
             std::string::npos);
-  EXPECT_NE(err({{4, 64}, Encoding::kQ4_0, {{1, 16, 64}, {0, 1, 16}, {1, 1, 1}}}).find("splits"),
+  EXPECT_NE(err(Spec({4, 64}, Encoding::kQ4_0, {{1, 16, 64}, {0, 1, 16}, {1, 1, 1}})).find("splits"),
             std::string::npos);
-  EXPECT_NE(err({{4}, Encoding::kF32, {{0, 1, -1}}}).find("negative strides"), std::string::npos);
-  EXPECT_NE(err({{4}, Encoding::kF32, {{0, 0, 1}}}).find("tile 0"), std::string::npos);
+  EXPECT_NE(err(Spec({4}, Encoding::kF32, {{0, 1, -1}})).find("negative strides"),
+            std::string::npos);
+  EXPECT_NE(err(Spec({4}, Encoding::kF32, {{0, 0, 1}})).find("tile 0"), std::string::npos);
 }
 
 TEST(LayoutTest, GemmPanelsMatchHandFormulaAndAreDense) {
@@ -151,7 +165,9 @@ TEST(LayoutTest, BlockQuantizedAddressesBruteForce) {
     EXPECT_EQ(static_cast<int64_t>(seen.size()), c.n * c.k);
     const int64_t blocks = (c.order == BlockOrder::kRowMajor ? c.n : npad) * nb;
     EXPECT_EQ(l->StorageBytes(), blocks * t.block_bytes) << LayoutToText(*l);
-    if (c.n > 1 && nb > 1) EXPECT_EQ(l->block_order(), c.order) << LayoutToText(*l);
+    if (c.n > 1 && nb > 1) {
+      EXPECT_EQ(l->block_order(), c.order) << LayoutToText(*l);
+    }
   }
 }
 
@@ -262,7 +278,7 @@ TEST(LayoutTest, PackedSliceAndBroadcastAreViews) {
 
 TEST(LayoutTest, EqualityAndHash) {
   auto a = GemmColumnPanels(8, 32, 16);
-  auto b = Layout::Make({{8, 32}, Encoding::kF32, {{0, 1, 16}, {1, 1, 1}, {1, 16, 128}}});
+  auto b = Layout::Make(Spec({8, 32}, Encoding::kF32, {{0, 1, 16}, {1, 1, 1}, {1, 16, 128}}));
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
   EXPECT_EQ(a->Hash(), b->Hash());

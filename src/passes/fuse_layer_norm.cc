@@ -56,17 +56,6 @@ Node* SoleOp(const GraphIndex& gi, const std::string& v, const char* op) {
   return IsOp(n, op) ? n : nullptr;
 }
 
-// Flattens a [1, ..., 1, N] parameter to [N] so the normalisation kernels see one row.
-std::string AsRowParam(Graph& g, const std::string& name) {
-  const Tensor* t = g.FindInitializer(name);
-  if (t->rank() == 1) return name;
-  std::string n = FreshValueName(g, name + ".vt_row");
-  Tensor c = t->Contiguous();
-  g.SetInitializer(n, Tensor::FromF32(std::vector<float>(c.data<float>(), c.data<float>() + c.numel()),
-                                      {c.numel()}));
-  return n;
-}
-
 Node MakeNorm(bool rms, const std::string& x, const std::string& scale, const std::string& bias,
               float eps, const std::string& out, const std::string& name) {
   Node n;
@@ -172,8 +161,9 @@ size_t FuseLayerNorm(Graph& g) {
     if (clash) continue;
     for (const Node* n : all) removed.insert(n);
     const std::string name = tail.back()->name.empty() ? out : tail.back()->name;
-    added.push_back(MakeNorm(rms, x, AsRowParam(g, scale), bias.empty() ? "" : AsRowParam(g, bias),
-                             *eps, out, name));
+    const std::string row_scale = AsRowInitializer(g, scale);
+    const std::string row_bias = bias.empty() ? "" : AsRowInitializer(g, bias);
+    added.push_back(MakeNorm(rms, x, row_scale, row_bias, *eps, out, name));
   }
   EraseNodes(g, removed);
   for (auto& n : added) g.nodes.push_back(std::move(n));

@@ -24,16 +24,6 @@ bool IsBias(const Graph& g, const std::string& name, int64_t n) {
   return t != nullptr && t->rank() == 1 && t->dim(0) == n;
 }
 
-std::string AsVector(Graph& g, const std::string& name) {
-  const Tensor* t = g.FindInitializer(name);
-  if (t->rank() == 1) return name;
-  std::string n = FreshValueName(g, name + ".vt_row");
-  Tensor c = t->Contiguous();
-  g.SetInitializer(n, Tensor::FromF32(std::vector<float>(c.data<float>(), c.data<float>() + c.numel()),
-                                      {c.numel()}));
-  return n;
-}
-
 // The activation reading `v` (all of v's readers are part of it): sets the activation name,
 // the nodes and the value it produces. SiLU may be followed by a multiplier (SwiGLU).
 bool ActivationAfter(const GraphIndex& gi, const std::string& v, std::string* act,
@@ -121,9 +111,9 @@ size_t FuseMatMulBias(Graph& g) {
     if (bias.empty() && act.empty()) continue;
     if (!commit(nodes)) continue;
     Node* last = nodes.back();
+    const std::string row_bias = bias.empty() ? "" : AsRowInitializer(g, bias);
     added.push_back(FusedNode("Dense", last->name.empty() ? out : last->name,
-                              {mm->inputs[0], mm->inputs[1], bias.empty() ? "" : AsVector(g, bias), mul},
-                              out, act));
+                              {mm->inputs[0], mm->inputs[1], row_bias, mul}, out, act));
   }
   // SiLU / SwiGLU after anything else: QuickGelu(alpha 1) / Activation.
   for (auto& node : g.nodes) {

@@ -132,6 +132,16 @@ std::string FreshValueName(const Graph& g, const std::string& base) {
   return n;
 }
 
+std::string AsRowInitializer(Graph& g, const std::string& name) {
+  const Tensor* t = g.FindInitializer(name);
+  if (t->rank() == 1) return name;
+  std::string n = FreshValueName(g, name + ".vt_row");
+  Tensor c = t->Contiguous();
+  g.SetInitializer(n, Tensor::FromF32(std::vector<float>(c.data<float>(), c.data<float>() + c.numel()),
+                                      {c.numel()}));
+  return n;
+}
+
 void EraseNodes(Graph& g, const std::unordered_set<const Node*>& removed) {
   if (removed.empty()) return;
   std::vector<Node> kept;

@@ -55,6 +55,11 @@ bool IsOp(const Node* n, const char* op);
 const std::string* OtherOperand(const Node* n, const std::string& x);
 // A name not yet used in `g` for a value or initializer, derived from `base`.
 std::string FreshValueName(const Graph& g, const std::string& base);
+// `name`, an f32 initializer of shape [1, ..., 1, N] (callers check the shape), as an
+// initializer of shape [N] for kernels that take one row of per-channel values: `name` itself
+// when its rank is already 1, else a new initializer holding the same N values (the original
+// stays until RemoveDeadNodes finds it unread).
+std::string AsRowInitializer(Graph& g, const std::string& name);
 // Drops the nodes in `removed` from g.nodes, keeping the order of the others.
 void EraseNodes(Graph& g, const std::unordered_set<const Node*>& removed);
 // Removes, repeatedly, nodes of `g` whose outputs nothing reads (no node, subgraph or graph

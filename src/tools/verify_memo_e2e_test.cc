@@ -205,7 +205,9 @@ TEST_F(VerifyMemoE2eTest, DamagedPayloadOnFirstLoadIsAMiss) {
   const Outcome second = Load(compiled_, cache_);  // only the hit was memoized
   for (const auto& r : second.report) {
     EXPECT_EQ(r.memo, r.state == EntryState::kHit) << r.index;
-    if (r.state == EntryState::kMiss) EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest");
+    if (r.state == EntryState::kMiss) {
+      EXPECT_STREQ(MissReasonCode(r.reason), "payload-digest");
+    }
   }
   EXPECT_EQ(second.output, reference_);
 }
@@ -293,6 +295,7 @@ TEST_F(VerifyMemoE2eTest, ConcurrentFirstLoadsLeaveOneCompleteMemo) {
   WaitPastRacyMargin();
   std::vector<Outcome> outs(4);
   std::vector<std::thread> threads;
+  threads.reserve(outs.size());
   for (auto& o : outs) threads.emplace_back([&o, this] { o = Load(compiled_, cache_); });
   for (auto& t : threads) t.join();
   // A load that opens after another one recorded the memo may use it; each entry is HIT

@@ -181,7 +181,8 @@ TEST_F(BadInput, GraphWithCycle) {
   onnx::ModelProto m = AddModel();
   auto* g = m.mutable_graph();
   g->clear_node();
-  auto add = [&](const char* name, const char* op, std::vector<const char*> ins, const char* out) {
+  auto add = [&](const char* name, const char* op, const std::vector<const char*>& ins,
+                 const char* out) {
     auto* n = g->add_node();
     n->set_name(name);
     n->set_op_type(op);

@@ -27,6 +27,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeout_s)
     return r;
   }
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
 

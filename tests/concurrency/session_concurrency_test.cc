@@ -92,6 +92,7 @@ void RunConcurrently(const Session& session, const std::vector<std::vector<Value
   std::vector<std::string> first_error(static_cast<size_t>(threads));
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       const size_t set = static_cast<size_t>(t) % sets.size();
@@ -148,7 +149,8 @@ TEST(SessionConcurrencyTest, SileroVadV5) { CheckRealModel("silero_vad_v5"); }
 
 // ---- If / Loop model ----------------------------------------------------------------------
 
-void FloatIO(onnx::ValueInfoProto* vi, const std::string& name, std::vector<int64_t> dims) {
+void FloatIO(onnx::ValueInfoProto* vi, const std::string& name,
+             const std::vector<int64_t>& dims) {
   vi->set_name(name);
   auto* tt = vi->mutable_type()->mutable_tensor_type();
   tt->set_elem_type(onnx::TensorProto::FLOAT);
@@ -160,8 +162,8 @@ void TypedIO(onnx::ValueInfoProto* vi, const std::string& name, int elem) {
   vi->mutable_type()->mutable_tensor_type()->set_elem_type(elem);
 }
 
-onnx::NodeProto* Node(onnx::GraphProto* g, const std::string& op, std::vector<std::string> in,
-                      std::vector<std::string> out) {
+onnx::NodeProto* Node(onnx::GraphProto* g, const std::string& op,
+                      const std::vector<std::string>& in, const std::vector<std::string>& out) {
   auto* n = g->add_node();
   n->set_op_type(op);
   n->set_name(op + "_" + out[0]);
@@ -170,7 +172,7 @@ onnx::NodeProto* Node(onnx::GraphProto* g, const std::string& op, std::vector<st
   return n;
 }
 
-void FloatConst(onnx::GraphProto* g, const std::string& name, std::vector<int64_t> dims,
+void FloatConst(onnx::GraphProto* g, const std::string& name, const std::vector<int64_t>& dims,
                 float base) {
   auto* t = g->add_initializer();
   t->set_name(name);

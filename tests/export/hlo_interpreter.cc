@@ -291,6 +291,7 @@ HValue Gather(const HOp& op, const HValue& x, const HValue& idx, const std::stri
     if (std::find(collapsed.begin(), collapsed.end(), d) == collapsed.end()) operand_offset_dims.push_back(d);
   ForEach(out.shape, [&](int64_t f, const std::vector<int64_t>& o) {
     std::vector<int64_t> bi;
+    bi.reserve(batch_dims.size());
     for (int64_t d : batch_dims) bi.push_back(o[static_cast<size_t>(d)]);
     std::vector<int64_t> start(x.shape.size(), 0);
     for (size_t k = 0; k < start_map.size(); ++k) {

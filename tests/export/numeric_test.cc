@@ -66,7 +66,9 @@ void CheckModel(const std::function<Expected<Model>()>& load, const Case& c) {
   o.input_values = c.values;
   auto mod = ExportStableHlo(*for_export, o);
   ASSERT_TRUE(mod.ok()) << mod.status().ToString();
-  if (!c.run_shapes.empty()) ASSERT_NE(mod->mlir.find('?'), std::string::npos) << "no dynamic dim exported";
+  if (!c.run_shapes.empty()) {
+    ASSERT_NE(mod->mlir.find('?'), std::string::npos) << "no dynamic dim exported";
+  }
   if (std::getenv("VT_DUMP_MLIR") != nullptr) std::fprintf(stderr, "%s\n", mod->mlir.c_str());
   std::vector<IrpaEntry> entries;
   for (const auto& p : mod->params) entries.push_back({p.key, p.layout_text, p.bytes});
@@ -455,7 +457,7 @@ TEST(ExportNumericTest, SyntheticTransformer) {
     ASSERT_TRUE(gen.ok()) << gen.status().ToString();
     Case c;
     c.target = v.target;
-    c.externalize = std::string(v.target) != "";
+    c.externalize = !std::string(v.target).empty();
     if (v.dynamic_seq) c.shapes["x"] = {1, 7, 64};
     c.rtol = 1e-3;
     c.atol = 1e-4;

@@ -109,7 +109,9 @@ void ExpectRow(const LayerNormKernel& k, const Case& c, const Data& d, const Exa
     const double g = c.gamma ? std::fabs(d.gamma[i]) : 1.0;
     const double tol = u * (smax * e.inv * g + std::fabs(e.y[i]) + 1e-30);
     ASSERT_NEAR(y[i], e.y[i], tol) << what << " y at " << i;
-    if (c.sum) ASSERT_NEAR(sum[i], e.s[i], 4 * 0x1p-24 * (std::fabs(e.s[i]) + smax * 1e-7)) << what;
+    if (c.sum) {
+      ASSERT_NEAR(sum[i], e.s[i], 4 * 0x1p-24 * (std::fabs(e.s[i]) + smax * 1e-7)) << what;
+    }
   }
   EXPECT_NEAR(mean, e.mean, u * smax) << what << " mean";
   EXPECT_NEAR(inv, e.inv, u * e.inv * (1 + smax * e.inv)) << what << " inv_std";

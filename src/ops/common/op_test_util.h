@@ -96,14 +96,16 @@ inline std::vector<double> Values(const Tensor& t) {
 
 // Runs the kernel registered for (domain, op, opset) on `inputs`; absent optional inputs
 // are passed as Value() with `present` false (use NoInput()).
+// Every member has a default initializer, so the usual {op, opset, attrs, inputs} leaves the
+// rest at their defaults without -Wmissing-field-initializers.
 struct OpCall {
-  std::string op;
+  std::string op{};
   int opset = 17;
-  std::vector<Attribute> attrs;
-  std::vector<Value> inputs;
-  std::vector<bool> absent;  // per input: true = omitted optional input
+  std::vector<Attribute> attrs{};
+  std::vector<Value> inputs{};
+  std::vector<bool> absent{};  // per input: true = omitted optional input
   size_t num_outputs = 1;
-  std::string domain;  // "" (ONNX) or "com.microsoft"
+  std::string domain{};  // "" (ONNX) or "com.microsoft"
 
   Expected<std::vector<Value>> Run() const {
     Node node;

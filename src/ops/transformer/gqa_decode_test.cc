@@ -50,6 +50,7 @@ struct Decoder {
                              Random({1, 1, 16}, 30 + step), pk, pv, I32({1}, total - 1),
                              I32({}, total)};
     std::vector<const Value*> ptrs;
+    ptrs.reserve(in.size());
     for (const Value& v : in) ptrs.push_back(&v);
     std::vector<Value> out(3);
     KernelContext ctx(node, ptrs, &out, nullptr, 1);
@@ -67,7 +68,9 @@ TEST(GqaDecode, GrowingInPlaceEqualsCopyingThePast) {
     for (int o = 0; o < 3; ++o)
       ASSERT_EQ(testing::Values(a[o].tensor()), testing::Values(b[o].tensor()))
           << "step " << step << " output " << o;
-    if (step > 0) EXPECT_EQ(a[1].tensor().storage(), gk.storage()) << "step " << step;
+    if (step > 0) {
+      EXPECT_EQ(a[1].tensor().storage(), gk.storage()) << "step " << step;
+    }
     gk = a[1].tensor(), gv = a[2].tensor();
     ck = b[1].tensor().Clone(), cv = b[2].tensor().Clone();
   }

@@ -188,7 +188,9 @@ TEST_P(PlanOnModels, HitComputesWhatTheGraphPassesCompute) {
   EXPECT_EQ(passes.entry_misses, 0);
   EXPECT_EQ(passes.folded_hits, hit.folded_hits);
   // The PP-OCR models fold BatchNormalization into their Conv filters.
-  if (c.name.starts_with("ch_")) EXPECT_GT(hit.folded_hits, 0);
+  if (c.name.starts_with("ch_")) {
+    EXPECT_GT(hit.folded_hits, 0);
+  }
   EXPECT_EQ(passes.outputs, miss.outputs);
 }
 

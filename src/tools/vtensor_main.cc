@@ -92,9 +92,9 @@ CLI::App* AddGenerate(CLI::App& app, vt::cli::GenerateArgs& gen) {
 }
 
 CLI::App* AddDigest(CLI::App& app, vt::cli::DigestArgs& digest) {
-  auto* cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per initializer and Constant-node weight");
+  auto* cmd = app.add_subcommand("digest", "Print NAME ALGO HEX per weight compile may cache (initializers, Constant-node values, weights the passes make)");
   cmd->add_option("model", digest.model, "ONNX model file")->required();
-  cmd->add_option("--tensor", digest.tensor, "only this initializer or Constant output");
+  cmd->add_option("--tensor", digest.tensor, "only this initializer, Constant output or weight the passes make");
   cmd->add_option("--algo", digest.algo, "blake3 (default) or sha256")
       ->check(CLI::IsMember({"blake3", "sha256"}));
   cmd->add_flag("--json", digest.json, "as JSON");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `vtensor digest` lists every tensor `vtensor compile` caches: on each real model (the PaddleOCR
+# `vtensor digest` lists every tensor `vtensor compile` caches (sources and the weights the passes
+# make, e.g. Conv filters with a BatchNormalization folded in): on each real model (the PaddleOCR
 # ones keep all weights in Constant nodes), each compiled entry's source_name and source_digest
 # (`inspect --json`) appear as a line "NAME blake3 HEX" of `digest`, and `digest --tensor NAME`
 # finds a Constant-node weight.

@@ -50,6 +50,7 @@ struct Decoder {
                              Random({1, 1, 16}, 30 + step), pk, pv, I32({1}, total - 1),
                              I32({}, total)};
     std::vector<const Value*> ptrs;
+    ptrs.reserve(in.size());
     for (const Value& v : in) ptrs.push_back(&v);
     std::vector<Value> out(3);
     KernelContext ctx(node, ptrs, &out, nullptr, 1);

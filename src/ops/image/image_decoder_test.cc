@@ -23,9 +23,11 @@ using testing::OpCall;
 
 const std::string kCases = std::string(VTENSOR_SOURCE_DIR) + "/tests/onnx_opset18_23/cases/";
 
+std::string CaseDir(const std::string& c) { return kCases + "test_image_decoder_20_" + c; }
+
 // One suite case's input stream or reference output.
 Tensor LoadCaseTensor(const std::string& c, const std::string& file) {
-  const std::string path = kCases + "test_image_decoder_20_" + c + "/test_data_set_0/" + file;
+  const std::string path = CaseDir(c) + "/test_data_set_0/" + file;
   Expected<std::string> bytes = ReadFileToString(path);
   EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
   onnx::TensorProto tp;
@@ -77,7 +79,7 @@ TEST(ImageDecoderTest, EveryFormatMatchesTheSuiteReference) {
     const std::string base = c.substr(0, c.rfind('_'));
     for (const char* f : {"rgb", "bgr", "grayscale"}) {
       const std::string name = base + "_" + f;
-      if (!std::filesystem::exists(kCases + "test_image_decoder_20_" + name)) continue;
+      if (!std::filesystem::exists(CaseDir(name))) continue;
       if (Bytes(LoadCaseTensor(name, "input_0.pb")) != Bytes(stream)) continue;
       const std::string format = f == std::string("rgb") ? "RGB" : f == std::string("bgr") ? "BGR" : "Grayscale";
       Expected<Tensor> y = Decode(stream, format);

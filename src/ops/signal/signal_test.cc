@@ -87,7 +87,7 @@ TEST(DftTest, Irfft20RoundTripAndHermitianSum) {
     OpCall fwd{"DFT", 20, {AttrInt("onesided", 1)}, {x, Tensor(), I64({}, {1})}, {false, true, false}};
     const Tensor spec = testing::RunOne(fwd);
     ASSERT_EQ(spec.shape(), Shape({2, n / 2 + 1, 3, 2}));
-    OpCall inv{"DFT", 20, {AttrInt("onesided", 1), AttrInt("inverse", 1)}, {spec, I64({}, {n}), I64({}, {-3})}};
+    OpCall inv{"DFT", 20, {AttrInt("onesided", 1), AttrInt("inverse", 1)}, {spec, I64({}, {static_cast<double>(n)}), I64({}, {-3})}};
     const Tensor back = testing::RunOne(inv);
     ASSERT_EQ(back.shape(), Shape({2, n, 3, 1}));
     const std::vector<double> got = Values(back);

@@ -42,7 +42,8 @@ Status ParseInputShape(const std::string& s, std::map<std::string, Shape>* out) 
     errno = 0;
     const long long v = std::strtoll(d.c_str(), &end, 10);
     if (d.empty() || *end != '\0' || errno != 0 || v < 0)
-      return InvalidArgument("--input-shape '" + s + "': dim '" + d + "' is not a non-negative integer or ?");
+      return InvalidArgument(
+          fmt::format("--input-shape '{}': dim '{}' is not a non-negative integer or ?", s, d));
     shape.push_back(v);
     pos = x + 1;
   }
@@ -65,7 +66,7 @@ Status ParseInputValue(const std::string& s, std::map<std::string, std::vector<d
     errno = 0;
     const double d = std::strtod(v.c_str(), &end);
     if (v.empty() || *end != '\0' || errno != 0)
-      return InvalidArgument("--input-value '" + s + "': '" + v + "' is not a number");
+      return InvalidArgument(fmt::format("--input-value '{}': '{}' is not a number", s, v));
     vals.push_back(d);
     pos = c + 1;
   }

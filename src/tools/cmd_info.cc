@@ -38,6 +38,7 @@ int InfoCommand(const InfoArgs& a) {
   int total = 0;
   for (const auto& [k, v] : hist) total += v;
   std::vector<std::pair<int, std::string>> sorted;
+  sorted.reserve(hist.size());
   for (const auto& [k, v] : hist) sorted.push_back({-v, k});
   std::sort(sorted.begin(), sorted.end());
   if (a.json) {

@@ -1,6 +1,7 @@
 #include "tools/compile_model.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -148,8 +149,9 @@ Status LinkExternalData(const CompiledModel& m, const std::string& out_path) {
     struct stat st;
     if (::stat(to.c_str(), &st) == 0) return NotTheExternalData(to, from, m.path);
     if (loc.find('/') != std::string::npos)
-      return InvalidArgument(m.path + ": external data location '" + loc + "' is in a "
-                             "subdirectory; write OUT in MODEL's directory");
+      return InvalidArgument(fmt::format("{}: external data location '{}' is in a subdirectory; "
+                                         "write OUT in MODEL's directory",
+                                         m.path, loc));
     if (::link(from.c_str(), to.c_str()) != 0) VT_RETURN_IF_ERROR(CopyFile(from, to));
   }
   return Status::Ok();

@@ -1,5 +1,7 @@
 #include "tools/decoder_io.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -41,23 +43,26 @@ Expected<DecoderIo> DecoderIo::Create(const Session& s, int64_t vocab) {
     const std::string& name = inputs[i]->name;
     const TypeInfo& t = inputs[i]->spec.type();
     if (name == "input_ids" || name == "attention_mask") {
-      if (t.elem != DType::kInt64) return bad("input '" + name + "' must be int64, got " + t.ToString());
+      if (t.elem != DType::kInt64) return bad(fmt::format("input '{}' must be int64, got {}", name, t.ToString()));
       (name == "input_ids" ? io.ids_ : io.mask_) = i;
       (name == "input_ids" ? have_ids : have_mask) = true;
       continue;
     }
     if (!StartsWith(name, kPastPrefix))
-      return bad("input '" + name + "' is not input_ids, attention_mask or past_key_values.{i}.key / "
-                 ".value (the onnxruntime-genai decoder form vtensor generate drives)");
+      return bad(fmt::format("input '{}' is not input_ids, attention_mask or past_key_values.{{i}}.key / "
+                             ".value (the onnxruntime-genai decoder form vtensor generate drives)",
+                             name));
     const std::string present = kPresentPrefix + name.substr(std::string(kPastPrefix).size());
     auto it = outputs.find(present);
-    if (it == outputs.end()) return bad("input '" + name + "' has no output '" + present + "'");
+    if (it == outputs.end()) return bad(fmt::format("input '{}' has no output '{}'", name, present));
     const int64_t kv = StaticDim(t, 1), hs = StaticDim(t, 3);
     if (t.elem != DType::kFloat32 || !t.shape || t.shape->size() != 4 || kv < 1 || hs < 1)
-      return bad("input '" + name + "' must be float [batch, kv_heads, past, head_size] with static "
-                 "kv_heads and head_size, got " + t.ToString());
+      return bad(fmt::format("input '{}' must be float [batch, kv_heads, past, head_size] with static "
+                             "kv_heads and head_size, got {}",
+                             name, t.ToString()));
     if (!io.past_.empty() && (kv != io.kv_heads_ || hs != io.head_size_))
-      return bad("input '" + name + "' " + t.ToString() + " differs from the first past's kv_heads / head_size");
+      return bad(fmt::format("input '{}' {} differs from the first past's kv_heads / head_size", name,
+                             t.ToString()));
     io.kv_heads_ = kv;
     io.head_size_ = hs;
     io.past_.push_back({i, it->second});

@@ -139,7 +139,7 @@ class GenaiGraph {
 
   // The builder's /model/constants/INT64/<v> values: a Constant node per value, made once.
   std::string ConstI64(const std::string& text, const std::vector<int64_t>& v, bool scalar) {
-    const std::string out = "/model/constants/INT64/" + text;
+    std::string out = "/model/constants/INT64/" + text;
     for (const auto& made : constants_)
       if (made == out) return out;
     constants_.push_back(out);
@@ -271,7 +271,7 @@ class GenaiGraph {
   std::string Attention(int64_t i, const std::string& p, const std::string& qkv) {
     const std::string l = std::to_string(i);
     onnx::NodeProto* n = nullptr;
-    const std::string out = Node(
+    std::string out = Node(
         "GroupQueryAttention", p + "/attn/GroupQueryAttention",
         {qkv, "", "", "past_key_values." + l + ".key", "past_key_values." + l + ".value", seqlens_k_,
          total_len_, "cos_cache", "sin_cache", "", "", ""},

@@ -1,6 +1,7 @@
 #include "tools/input_flags.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -106,7 +107,8 @@ Status ParseShapeAssignment(const std::string& flag, const std::string& s,
     errno = 0;
     const long long v = std::strtoll(d.c_str(), &end, 10);
     if (d.empty() || *end != '\0' || errno != 0 || v < 0)
-      return InvalidArgument(flag + " '" + s + "': dim '" + d + "' is not a non-negative integer");
+      return InvalidArgument(
+          fmt::format("{} '{}': dim '{}' is not a non-negative integer", flag, s, d));
     shape.push_back(v);
     pos = x + 1;
   }
@@ -225,10 +227,8 @@ Expected<std::vector<Value>> MakeInputs(const Session& s, const InputFlags& f) {
   auto check_names = [&](const char* flag, const auto& m) -> Status {
     for (const auto& [name, unused] : m)
       if (!names.count(name)) {
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        return InvalidArgument(std::string(flag) + " names '" + name +
-                               "', which is not a model input (inputs: " + list + ")");
+        return InvalidArgument(fmt::format("{} names '{}', which is not a model input (inputs: {})",
+                                           flag, name, fmt::join(names, ", ")));
       }
     return Status::Ok();
   };

@@ -191,7 +191,7 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
   auto norm = [&](const std::string& x, const std::string& p, int64_t l, WeightRole scale, WeightRole bias) {
     if (c.norm == NormKind::kLayer) {
       onnx::NodeProto* n;
-      const std::string y = w.Node("LayerNormalization",
+      std::string y = w.Node("LayerNormalization",
                                    {x, TransformerWeightName(l, scale), TransformerWeightName(l, bias)}, p, &n);
       GraphWriter::AttrInt(n, "axis", -1);
       GraphWriter::AttrFloat(n, "epsilon", c.epsilon);
@@ -251,7 +251,8 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
     const std::string ctx = perm(w.Node("MatMul", {probs, v4}, p + ".attn.ctx_heads"), p + ".attn.ctx_t", {0, 2, 1, 3});
     const std::string merged = w.Node("Reshape", {ctx, "const.hidden_shape"}, p + ".attn.ctx");
     const std::string o = project(merged, l, WeightRole::kWo, H, H, p + ".attn.out");
-    h = w.Node("Add", {h, o}, p + ".attn.residual");
+    const std::string attn_residual = p + ".attn.residual";
+    h = w.Node("Add", {h, o}, attn_residual);
 
     const std::string n2 = norm(h, p + ".ffn_norm.out", l, WeightRole::kFfnNorm, WeightRole::kFfnNormBias);
     const std::string gt = project(n2, l, WeightRole::kWgate, H, F, p + ".ffn.gate");
@@ -259,7 +260,8 @@ void BuildNodes(const TransformerConfig& c, onnx::GraphProto* g) {
     const std::string silu = w.Node("Mul", {gt, w.Node("Sigmoid", {gt}, p + ".ffn.gate_sigmoid")}, p + ".ffn.silu");
     const std::string act = w.Node("Mul", {silu, up}, p + ".ffn.act");
     const std::string down = project(act, l, WeightRole::kWdown, F, H, p + ".ffn.down");
-    h = w.Node("Add", {h, down}, p + ".ffn.residual");
+    const std::string ffn_residual = p + ".ffn.residual";
+    h = w.Node("Add", {h, down}, ffn_residual);
   }
   norm(h, "y", -1, WeightRole::kFinalNorm, WeightRole::kFinalNormBias);
 }

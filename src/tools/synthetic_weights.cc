@@ -35,7 +35,7 @@ void FillWeights(const WeightInit& init, uint64_t seed, uint64_t index, int64_t 
   }
 }
 
-NBitsPlanes QuantizeNBits4(const float* m, int64_t in, int64_t out, int64_t bs, bool with_zp) {
+NBitsPlanes QuantizeNBits4(const float* w, int64_t in, int64_t out, int64_t bs, bool with_zp) {
   const int64_t kb = (in + bs - 1) / bs;
   NBitsPlanes p;
   p.codes.assign(static_cast<size_t>(out * kb * bs / 2), 0);
@@ -47,7 +47,7 @@ NBitsPlanes QuantizeNBits4(const float* m, int64_t in, int64_t out, int64_t bs, 
       const int64_t len = std::min(bs, in - b * bs);
       float lo = 0.0f, hi = 0.0f, amax = 0.0f;
       for (int64_t j = 0; j < len; ++j) {
-        const float v = m[static_cast<size_t>((b * bs + j) * out + n)];
+        const float v = w[static_cast<size_t>((b * bs + j) * out + n)];
         blk[static_cast<size_t>(j)] = v;
         lo = std::min(lo, v);
         hi = std::max(hi, v);

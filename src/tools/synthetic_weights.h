@@ -49,7 +49,6 @@ struct NBitsPlanes {
   std::vector<float> scales;
   std::vector<uint8_t> zero_points;  // empty when symmetric
 };
-NBitsPlanes QuantizeNBits4(const float* w, int64_t in, int64_t out, int64_t block_size,
-                           bool zero_points);
+NBitsPlanes QuantizeNBits4(const float* w, int64_t in, int64_t out, int64_t bs, bool with_zp);
 
 }  // namespace vt::synth

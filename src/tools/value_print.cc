@@ -121,8 +121,8 @@ struct Printer {
 
 }  // namespace
 
-std::string FormatTensor(const Tensor& in, bool all) {
-  const Tensor t = in.Contiguous();
+std::string FormatTensor(const Tensor& tensor, bool all) {
+  const Tensor t = tensor.Contiguous();
   if (t.rank() == 0) return FormatElement(t, 0);
   Printer p{t, !all && t.numel() > kThreshold, std::vector<int64_t>(t.rank(), 1)};
   for (int d = t.rank() - 2; d >= 0; --d) p.strides[d] = p.strides[d + 1] * t.dim(d + 1);

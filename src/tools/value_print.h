@@ -11,6 +11,6 @@
 namespace vt::cli {
 
 // `all`: never elide (--print-all). Rows wrap at 75 columns as NumPy's do.
-std::string FormatTensor(const Tensor& t, bool all);
+std::string FormatTensor(const Tensor& tensor, bool all);
 
 }  // namespace vt::cli

@@ -118,7 +118,7 @@ TEST(EmbedLayerNorm, Float16Tables) {
 
 TEST(EmbedLayerNorm, BadInputsNameTheInput) {
   const Tables t(4);
-  auto run = [&](Tensor ids, Tensor word, std::vector<Value> tail = {}) {
+  auto run = [&](const Tensor& ids, const Tensor& word, const std::vector<Value>& tail = {}) {
     std::vector<Value> in{ids, Tensor(), word, F32({t.positions, 4}, t.pos), Tensor(), F32({4}, t.gamma),
                           F32({4}, t.beta)};
     for (auto& v : tail) in.push_back(v);

@@ -155,7 +155,7 @@ TEST(FusedMatMul, Float16AndErrors) {
   auto r = h.Run();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)[0].tensor().dtype(), DType::kFloat16);
-  auto msg = [](Case c) {
+  auto msg = [](const Case& c) {
     OpCall call{"FusedMatMul", 1, {AttrInt("transA", c.ta), AttrInt("transBatchA", c.tba)},
                 {F32(c.a, Random(size_t(NumElements(c.a)), 3)), F32(c.b, Random(size_t(NumElements(c.b)), 4))}};
     call.domain = "com.microsoft";

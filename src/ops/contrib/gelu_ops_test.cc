@@ -72,11 +72,13 @@ TEST(GeluOps, EveryOperatorAndBias) {
 TEST(GeluOps, Float16AndFloat64) {
   const auto x = Random(40, 3);
   std::vector<double> want;
+  want.reserve(x.size());
   for (double v : x) want.push_back(Erf(static_cast<double>(HalfToFloat(FloatToHalf(float(v))))));
   auto h = RunOp("Gelu", {MakeTensor(DType::kFloat16, {40}, x)});
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   ExpectNear(*h, want, 1e-3, "f16", 3e-8);  // half an f16 subnormal step
   std::vector<double> exact;
+  exact.reserve(x.size());
   for (double v : x) exact.push_back(Erf(v));
   ExpectNear(*RunOp("Gelu", {MakeTensor(DType::kFloat64, {40}, x)}), exact, 1e-14, "f64");
   ExpectNear(*RunOp("Gelu", {MakeTensor(DType::kFloat64, {40}, x)}, {}, "", 20), exact, 1e-14, "Gelu-20 f64");

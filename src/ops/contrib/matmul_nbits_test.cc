@@ -41,7 +41,10 @@ Built Build(const NBitsCase& c, uint32_t seed) {
   for (auto& v : zpu8) v = byte(g);
   const auto zpf = Random(static_cast<size_t>(c.N * kb), seed + 2, 0.0, static_cast<double>(mask));
   std::vector<double> gidx(static_cast<size_t>(c.K));
-  for (int64_t k = 0; k < c.K; ++k) gidx[static_cast<size_t>(k)] = static_cast<double>(k / c.bs);
+  for (int64_t k = 0; k < c.K; ++k) {
+    const int64_t group = k / c.bs;  // g_idx: the block of row k
+    gidx[static_cast<size_t>(k)] = static_cast<double>(group);
+  }
   if (c.g_idx) std::shuffle(gidx.begin(), gidx.end(), g);
   Built b;
   Shape as = c.a_lead;
@@ -171,7 +174,7 @@ TEST(MatMulNBits, GeneralPathBitsBlockSizesGIdxFloat16) {
 TEST(MatMulNBits, InputErrorsNameTheInput) {
   const NBitsCase c{64, 8, 4, 32, Zp::kU8};
   const Built b = Build(c, 3);
-  auto expect_error = [&](NnCall call, const std::string& needle) {
+  auto expect_error = [&](const NnCall& call, const std::string& needle) {
     auto out = call.Run();
     ASSERT_FALSE(out.ok()) << needle;
     EXPECT_NE(out.status().message().find(needle), std::string::npos) << out.status().message();

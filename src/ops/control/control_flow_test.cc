@@ -17,13 +17,13 @@ using testing::MakeTensor;
 using testing::Values;
 
 Node MakeNode(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-              std::vector<Attribute> attrs = {}) {
+              const std::vector<Attribute>& attrs = {}) {
   Node n;
   n.op_type = op;
   n.name = op + "_" + (out.empty() ? "x" : out[0]);
   n.inputs = std::move(in);
   n.outputs = std::move(out);
-  for (auto& a : attrs) n.attrs[a.name] = a;
+  for (const auto& a : attrs) n.attrs[a.name] = a;
   return n;
 }
 
@@ -37,7 +37,7 @@ Attribute AttrGraph(const std::string& name, std::shared_ptr<Graph> g) {
 
 GraphIO IO(const std::string& name) { return GraphIO{name, TensorSpec()}; }
 
-GraphIO TypedIO(const std::string& name, DType dt, Shape shape) {
+GraphIO TypedIO(const std::string& name, DType dt, const Shape& shape) {
   SymShape s;
   for (int64_t d : shape) s.push_back(Dim{d, ""});
   return GraphIO{name, TensorSpec(TypeInfo::Tensor(dt, s))};

@@ -54,7 +54,7 @@ TEST(FastMath, SpecialValues) {
 }
 
 std::vector<double> Run1(const std::string& op, int opset, std::vector<Attribute> attrs,
-                         std::vector<double> x) {
+                         const std::vector<double>& x) {
   Tensor y = testing::RunOne(
       {op, opset, std::move(attrs), {testing::F32({static_cast<int64_t>(x.size())}, x)}});
   return testing::Values(y);

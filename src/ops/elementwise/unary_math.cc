@@ -115,7 +115,7 @@ Status MiniFloatToBool(KernelContext& ctx, const Tensor& x0, Pred pred) {
 }
 
 Status IsNaNCompute(KernelContext& ctx) {
-  auto pred = [](auto v) { return v != v; };
+  auto pred = [](auto v) { return std::isnan(v); };
   VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
   if (IsFloat8DType(x.dtype())) return MiniFloatToBool(ctx, x, pred);
   return UnaryToBool<kSetAllFloat>(ctx, pred);

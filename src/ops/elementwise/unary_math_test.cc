@@ -10,7 +10,7 @@ namespace {
 
 using testing::OpCall;
 
-std::vector<double> RunF(const std::string& op, std::vector<double> x,
+std::vector<double> RunF(const std::string& op, const std::vector<double>& x,
                          std::vector<Attribute> attrs = {}, int opset = 13) {
   return testing::Values(testing::RunOne(
       {op, opset, std::move(attrs), {testing::F32({static_cast<int64_t>(x.size())}, x)}}));

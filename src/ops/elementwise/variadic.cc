@@ -2,6 +2,7 @@
 // multidirectionally broadcast together (opset 8+; earlier opsets required equal shapes, which
 // numpy broadcasting accepts too). Min/Max propagate NaN (numpy minimum/maximum); Mean divides
 // the sum by the input count.
+#include <cmath>
 #include <type_traits>
 
 #include "ops/elementwise/binary_kernel.h"
@@ -49,14 +50,14 @@ Status Variadic(KernelContext& ctx, MakeOp&& make_op, bool mean) {
 Status MaxCompute(KernelContext& ctx) {
   return Variadic<kSetNumeric>(ctx, [](auto tag) {
     using C = decltype(tag);
-    return [](C x, C y) -> C { return (x > y || x != x) ? x : y; };
+    return [](C x, C y) -> C { return (x > y || std::isnan(x)) ? x : y; };
   }, false);
 }
 
 Status MinCompute(KernelContext& ctx) {
   return Variadic<kSetNumeric>(ctx, [](auto tag) {
     using C = decltype(tag);
-    return [](C x, C y) -> C { return (x < y || x != x) ? x : y; };
+    return [](C x, C y) -> C { return (x < y || std::isnan(x)) ? x : y; };
   }, false);
 }
 

@@ -17,15 +17,15 @@ using testing::OpCall;
 using testing::Values;
 
 // Creates one kernel and runs it `runs` times (the generator advances across runs).
-std::vector<std::vector<double>> RunKernel(const std::string& op, std::vector<Attribute> attrs,
-                                           std::vector<Value> inputs, int runs) {
+std::vector<std::vector<double>> RunKernel(const std::string& op, const std::vector<Attribute>& attrs,
+                                           const std::vector<Value>& inputs, int runs) {
   Node node;
   node.name = "r";
   node.op_type = op;
   node.opset = 17;
   for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back("in" + std::to_string(i));
   node.outputs = {"out"};
-  for (auto& a : attrs) node.attrs[a.name] = a;
+  for (const auto& a : attrs) node.attrs[a.name] = a;
   const KernelFactory* f = KernelRegistry::Global().Find("", op, 17);
   EXPECT_NE(f, nullptr);
   Graph g;
@@ -34,7 +34,8 @@ std::vector<std::vector<double>> RunKernel(const std::string& op, std::vector<At
   std::vector<std::vector<double>> res;
   for (int i = 0; i < runs; ++i) {
     std::vector<const Value*> ins;
-    for (auto& v : inputs) ins.push_back(&v);
+    ins.reserve(inputs.size());
+    for (const auto& v : inputs) ins.push_back(&v);
     std::vector<Value> outs(1);
     KernelContext ctx(node, ins, &outs, nullptr, 1);
     Status st = (*k)->Compute(ctx);

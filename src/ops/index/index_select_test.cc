@@ -5,7 +5,7 @@
 namespace vt::ops::testing {
 namespace {
 
-Tensor Bools(std::vector<double> v) {
+Tensor Bools(const std::vector<double>& v) {
   return MakeTensor(DType::kBool, {static_cast<int64_t>(v.size())}, v);
 }
 

@@ -90,7 +90,7 @@ TEST(Col2ImTest, ThreeDAndIntegerTypes) {
 }
 
 TEST(Col2ImTest, BadInputsNameNodeAndInput) {
-  auto call = [](Shape xs, std::vector<double> img, std::vector<double> blk) {
+  auto call = [](const Shape& xs, const std::vector<double>& img, const std::vector<double>& blk) {
     return OpCall{"Col2Im", 18, {},
                   {Iota(xs), MakeTensor(DType::kInt64, {static_cast<int64_t>(img.size())}, img),
                    MakeTensor(DType::kInt64, {static_cast<int64_t>(blk.size())}, blk)}};

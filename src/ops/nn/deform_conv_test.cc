@@ -22,15 +22,15 @@ std::vector<double> Wave(int64_t n, double a, double b) {
   return v;
 }
 
-std::vector<Attribute> ConvAttrs(int64_t group, std::vector<int64_t> strides,
-                                 std::vector<int64_t> dil, std::vector<int64_t> pads) {
+std::vector<Attribute> ConvAttrs(int64_t group, const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& dil, const std::vector<int64_t>& pads) {
   return {AttrInt("group", group), AttrInts("strides", strides), AttrInts("dilations", dil),
           AttrInts("pads", pads)};
 }
 
 void CheckZeroOffsetIsConv(const Shape& xs, const Shape& ws, int64_t group,
-                           std::vector<int64_t> strides, std::vector<int64_t> dil,
-                           std::vector<int64_t> pads, DType dt) {
+                           const std::vector<int64_t>& strides, const std::vector<int64_t>& dil,
+                           const std::vector<int64_t>& pads, DType dt) {
   const auto attrs = ConvAttrs(group, strides, dil, pads);
   const Tensor x = MakeTensor(dt, xs, Wave(NumElements(xs), 0.37, 0.1));
   const Tensor w = MakeTensor(dt, ws, Wave(NumElements(ws), 0.91, 0.7));

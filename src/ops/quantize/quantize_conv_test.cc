@@ -50,7 +50,10 @@ TEST(ConvInteger, GroupsStridesDilationsAndPads) {
   Tensor kt = MakeTensor(DType::kUInt8, {m, 2, kh, kw}, k);
   std::vector<double> xc = x, kc = k;
   for (auto& v : xc) v -= 7;
-  for (size_t i = 0; i < kc.size(); ++i) kc[i] -= static_cast<double>(i / (2 * kh * kw) + 1);
+  for (size_t i = 0; i < kc.size(); ++i) {
+    const size_t zero_point = i / (2 * kh * kw) + 1;  // per output channel: 1, 2, 3, 4
+    kc[i] -= static_cast<double>(zero_point);
+  }
   Tensor y = RunOne(OpCall{"ConvInteger", 10,
                            {AttrInt("group", group), AttrInts("strides", {2, 1}),
                             AttrInts("dilations", {1, 2}), AttrInts("pads", {1, 0, 1, 2})},

@@ -17,8 +17,8 @@ TEST(DepthToSpaceOp, DcrAndCrdMatchDefinition) {
         for (int64_t xx = 0; xx < w * b; ++xx) {
           const int64_t by = yy % b, bx = xx % b;
           const int64_t ci = mode == "DCR" ? (by * b + bx) * oc + co : co * b * b + by * b + bx;
-          const double want = static_cast<double>((ci * h + yy / b) * w + xx / b);
-          EXPECT_EQ(y.GetDouble((co * h * b + yy) * w * b + xx), want) << mode;
+          const int64_t src = (ci * h + yy / b) * w + xx / b;  // Iota: the value is its index
+          EXPECT_EQ(y.GetDouble((co * h * b + yy) * w * b + xx), static_cast<double>(src)) << mode;
         }
   }
 }

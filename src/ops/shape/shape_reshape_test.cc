@@ -5,7 +5,7 @@
 namespace vt::ops::testing {
 namespace {
 
-Expected<std::vector<Value>> Reshape(const Shape& in, std::vector<double> spec, int allowzero = 0) {
+Expected<std::vector<Value>> Reshape(const Shape& in, const std::vector<double>& spec, int allowzero = 0) {
   OpCall c{"Reshape", 14, {AttrInt("allowzero", allowzero)},
            {Iota(in), I64({static_cast<int64_t>(spec.size())}, spec)}};
   return c.Run();

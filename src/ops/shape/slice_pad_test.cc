@@ -22,7 +22,7 @@ std::vector<double> NaivePad(const Tensor& x, const std::vector<int64_t>& pads, 
                              double value, Shape* out_shape) {
   const int r = x.rank();
   Shape o(static_cast<size_t>(r));
-  for (int d = 0; d < r; ++d) o[static_cast<size_t>(d)] = x.dim(d) + pads[static_cast<size_t>(d)] + pads[static_cast<size_t>(d + r)];
+  for (int d = 0; d < r; ++d) o[static_cast<size_t>(d)] = x.dim(d) + pads[static_cast<size_t>(d)] + pads[static_cast<size_t>(d) + static_cast<size_t>(r)];
   *out_shape = o;
   std::vector<double> v(static_cast<size_t>(NumElements(o)));
   std::vector<int64_t> idx(static_cast<size_t>(r), 0);
@@ -31,7 +31,7 @@ std::vector<double> NaivePad(const Tensor& x, const std::vector<int64_t>& pads, 
     bool constant = false;
     for (int d = 0; d < r; ++d) {
       // Negative pads crop: shift into the cropped input.
-      const int64_t b = pads[static_cast<size_t>(d)], e = pads[static_cast<size_t>(d + r)];
+      const int64_t b = pads[static_cast<size_t>(d)], e = pads[static_cast<size_t>(d) + static_cast<size_t>(r)];
       const int64_t crop_b = b < 0 ? -b : 0, crop_e = e < 0 ? -e : 0;
       const int64_t n = x.dim(d) - crop_b - crop_e;
       const int64_t i = MapIndex(idx[static_cast<size_t>(d)], std::max<int64_t>(b, 0), n, mode);

@@ -14,8 +14,8 @@ using testing::F32;
 using testing::I64;
 using testing::Values;
 
-Expected<std::vector<Value>> RunTraining(const std::string& op, std::vector<Attribute> attrs,
-                                         std::vector<Value> inputs, size_t n_out) {
+Expected<std::vector<Value>> RunTraining(const std::string& op, const std::vector<Attribute>& attrs,
+                                         const std::vector<Value>& inputs, size_t n_out) {
   Node node;
   node.name = "opt";
   node.op_type = op;
@@ -23,13 +23,14 @@ Expected<std::vector<Value>> RunTraining(const std::string& op, std::vector<Attr
   node.opset = 1;
   for (size_t i = 0; i < inputs.size(); ++i) node.inputs.push_back("in" + std::to_string(i));
   for (size_t i = 0; i < n_out; ++i) node.outputs.push_back("out" + std::to_string(i));
-  for (auto& a : attrs) node.attrs[a.name] = a;
+  for (const auto& a : attrs) node.attrs[a.name] = a;
   const KernelFactory* f = KernelRegistry::Global().Find(node.domain, op, 1);
   if (f == nullptr) return NotFound(op);
   Graph g;
   VT_ASSIGN_OR_RETURN(auto k, (*f)(KernelInit{node, g}));
   std::vector<const Value*> ins;
-  for (auto& v : inputs) ins.push_back(&v);
+  ins.reserve(inputs.size());
+  for (const auto& v : inputs) ins.push_back(&v);
   std::vector<Value> outs(n_out);
   KernelContext ctx(node, ins, &outs, nullptr, 1);
   VT_RETURN_IF_ERROR(k->Compute(ctx));

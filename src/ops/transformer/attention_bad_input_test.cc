@@ -11,9 +11,7 @@
 namespace vt::ops {
 namespace {
 
-using testing::AttrFloat;
 using testing::AttrInt;
-using testing::F32;
 using testing::MakeTensor;
 using testing::OpCall;
 

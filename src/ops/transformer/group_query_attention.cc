@@ -365,8 +365,10 @@ Status GqaRun<T>::Attend(const T* q, int64_t qkv_row, const Tensor& pk, const Te
     p.q = {qf.data(), S * N * H, H, N * H};
   }
   // K / V: the present caches in place (bf16 widened to f32 first: the kernels read f32 / f16).
-  Tensor kf = pk, vf = pv;
-  if constexpr (std::is_same_v<T, BFloat16>) kf = AsF32(pk), vf = AsF32(pv);  // contiguous
+  Tensor k_wide, v_wide;  // bf16 only: contiguous f32 copies
+  if constexpr (std::is_same_v<T, BFloat16>) k_wide = AsF32(pk), v_wide = AsF32(pv);
+  const Tensor& kf = std::is_same_v<T, BFloat16> ? k_wide : pk;
+  const Tensor& vf = std::is_same_v<T, BFloat16> ? v_wide : pv;
   p.kv_type = std::is_same_v<T, Float16> ? kernels::AttentionKv::kF16 : kernels::AttentionKv::kF32;
   const int64_t cap = KvRowsPerHead(kf);
   p.k = {kf.raw_data(), g_.KV * cap * H, cap * H, H};

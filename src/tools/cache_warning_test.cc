@@ -46,7 +46,7 @@ class CacheWarningTest : public ::testing::Test {
   }
 
   std::string Compile(const std::string& name, WeightProfile profile = WeightProfile::kExact) {
-    const std::string out = dir_.path() + "/" + name;
+    std::string out = dir_.path() + "/" + name;
     CompileModelOptions o;
     o.devices = {HostIsa()};
     o.profile = profile;

@@ -21,6 +21,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdio>
+
 #include <new>
 
 #include "tools/genai_model.h"
@@ -64,9 +66,7 @@ int WriteGenai(const CLI::App& app, const vt::TransformerConfig& c, const vt::Ge
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   CLI::App app{"vtensor-gen-transformer: synthetic transformer-like ONNX models with random weights"};
   vt::TransformerConfig c;
   vt::GenaiModelConfig genai = vt::Genai1BPreset();
@@ -151,4 +151,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 0;
+}
+
+}  // namespace
+
+// fmt and CLI11 may throw (a bad format argument, std::bad_alloc): an error line and exit 2,
+// never an escaped exception.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fputs("error: ", stderr);
+    std::fputs(e.what(), stderr);
+    std::fputs("\n", stderr);
+  } catch (...) {
+    std::fputs("error: unexpected exception\n", stderr);
+  }
+  return 2;
 }

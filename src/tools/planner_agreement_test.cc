@@ -2,6 +2,8 @@
 // layout-assignment pass records for a weight (what exporters serialize) equals the layout of
 // the compiled entry `vtensor compile` writes for that device, which is the form a session on
 // that device packs. Checked on a model with every packed weight kind.
+#include <fmt/core.h>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -43,7 +45,7 @@ std::string WriteTestModel(const std::string& dir) {
   b.Node("MatMul", {"f20", "Wm"}, {"m"});
   auto& gm = b.Node("Gemm", {"m", "Wt"}, {"Y"});
   testing::OnnxBuilder::AttrI(gm, "transB", 1);
-  const std::string path = dir + "/planner.onnx";
+  std::string path = dir + "/planner.onnx";
   EXPECT_TRUE(WriteFileAtomic(path, b.proto().SerializeAsString()).ok());
   return path;
 }
@@ -67,7 +69,7 @@ TEST(PlannerAgreementTest, PassLayoutsEqualCompiledEntries) {
     CompileModelOptions o;
     o.devices = {isa};
     o.external_payload = false;
-    const std::string out = dir + "/planner." + arch + ".onnx";
+    const std::string out = fmt::format("{}/planner.{}.onnx", dir, arch);
     ASSERT_TRUE(CompileModel(model, out, o, nullptr).ok());
     auto cm = ReadCompiledModel(out);
     ASSERT_TRUE(cm.ok());

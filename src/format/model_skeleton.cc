@@ -42,8 +42,8 @@ namespace {
 constexpr uint32_t kLen = 2;  // wire type of length-delimited fields
 constexpr int kMaxDepth = 100;  // protobuf's own recursion limit
 
-// The messages the scan descends into.
-enum class Msg { kModel, kGraph, kNode, kAttribute, kTensor, kSparse, kFunction };
+// The messages the scan descends into (kEntry: a StringStringEntryProto of external_data).
+enum class Msg { kModel, kGraph, kNode, kAttribute, kTensor, kSparse, kFunction, kEntry };
 
 struct Child {
   Msg kind;
@@ -79,7 +79,8 @@ std::optional<Child> ChildOf(Msg m, uint32_t number) {
       if (number == 7) return Child{Msg::kNode, "node"};
       if (number == 11) return Child{Msg::kAttribute, "attribute_proto"};
       break;
-    case Msg::kTensor: break;
+    case Msg::kTensor:
+    case Msg::kEntry: break;
   }
   return std::nullopt;
 }
@@ -146,12 +147,18 @@ void WriteVarint(uint64_t v, std::string* out) {
   out->push_back(static_cast<char>(v));
 }
 
+// What the first walk of a TensorProto finds.
+struct TensorFields {
+  std::string name;
+  int raw_fields = 0;  // raw_data occurrences
+};
+
 // The wire-format walk. Errors are the reason only; the caller adds the file and the stock
-// "not a valid ONNX ModelProto" sentence.
+// "not a valid ONNX ModelProto" sentence. `data_dir`: where external data locations resolve.
 class Scanner {
  public:
-  Scanner(const uint8_t* file, ElidedPayloads* table, SkeletonScope scope)
-      : file_(file), table_(table), scope_(scope) {}
+  Scanner(const uint8_t* file, ElidedPayloads* table, SkeletonScope scope, std::string data_dir)
+      : file_(file), table_(table), scope_(scope), data_dir_(std::move(data_dir)) {}
 
   // Rewrites the message [b, e) of kind `kind` into `out`. Groups (wire types 3 and 4, which
   // no ONNX writer emits) set needs_full_parse() instead of being rewritten.
@@ -161,6 +168,7 @@ class Scanner {
   bool needs_full_parse() const { return needs_full_parse_; }
   std::string& extension_bytes() { return extension_; }
   std::optional<uint32_t> bad_extension_wire() const { return bad_extension_wire_; }
+  std::set<std::string>& data_files() { return data_files_; }
 
  private:
   // Reads the field at p (< e) of a `kind` message. Errors name where the walk is, the
@@ -168,12 +176,23 @@ class Scanner {
   Status Next(const uint8_t*& p, const uint8_t* e, Msg kind, const Frame& at,
               const std::string& tensor, Field* f);
   Status RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& at, std::string* out);
+  // The first walk of a tensor: its name and raw_data count; adds its external data file to
+  // data_files_ when its data_location is EXTERNAL, reading the fields as TensorFromProto does
+  // (the last data_location, the last `location` entry of external_data).
+  Status ScanTensor(const uint8_t* b, const uint8_t* e, const Frame& at, TensorFields* t);
+  // Sets `location` to the value of external_data entry `f` when its key is "location".
+  Status EntryLocation(const Field& f, const Frame& at, const std::string& tensor,
+                       std::string* location);
+  // The tensors of a `kind` message left out of the skeleton, for data_files_ only.
+  Status Collect(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at, int depth);
   // SkeletonScope::kSources: whether field `f` of the main graph is left out of the skeleton.
   Expected<bool> LeftOut(const Field& f, const Frame& at);
 
   const uint8_t* file_;
   ElidedPayloads* table_;
   SkeletonScope scope_;
+  std::string data_dir_;
+  std::set<std::string> data_files_;
   bool needs_full_parse_ = false;
   std::string extension_;  // fields 27-30, as they stand in the file
   std::optional<uint32_t> bad_extension_wire_;
@@ -217,19 +236,81 @@ Status Scanner::Next(const uint8_t*& p, const uint8_t* e, Msg kind, const Frame&
   return Status::Ok();
 }
 
+Status Scanner::EntryLocation(const Field& f, const Frame& at, const std::string& tensor,
+                              std::string* location) {
+  constexpr uint32_t kKey = 1, kValue = 2;
+  std::string_view key, value;
+  for (const uint8_t* p = f.body; p < f.end;) {
+    Field g;
+    VT_RETURN_IF_ERROR(Next(p, f.end, Msg::kEntry, at, tensor, &g));
+    if (needs_full_parse_) return Status::Ok();
+    const std::string_view v(reinterpret_cast<const char*>(g.body),
+                             static_cast<size_t>(g.end - g.body));
+    if (g.wire == kLen && g.number == kKey) key = v;
+    if (g.wire == kLen && g.number == kValue) value = v;
+  }
+  if (key == "location") location->assign(value);
+  return Status::Ok();
+}
+
+Status Scanner::ScanTensor(const uint8_t* b, const uint8_t* e, const Frame& at, TensorFields* t) {
+  constexpr uint32_t kName = 8, kRawData = 9, kExternalData = 13, kDataLocation = 14;
+  constexpr uint64_t kExternal = 1;  // TensorProto.DataLocation.EXTERNAL
+  uint64_t data_location = 0;
+  std::string location;
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, t->name, &f));
+    if (needs_full_parse_) return Status::Ok();
+    if (f.wire == kLen && f.number == kName) t->name.assign(f.body, f.end);
+    if (f.wire == kLen && f.number == kRawData) ++t->raw_fields;
+    if (f.wire == 0 && f.number == kDataLocation) {
+      const uint8_t* v = f.tag_end;
+      (void)ReadVarint(v, f.body, &data_location);  // Next has read it once: it is whole
+    }
+    if (f.wire == kLen && f.number == kExternalData) {
+      VT_RETURN_IF_ERROR(EntryLocation(f, at, t->name, &location));
+      if (needs_full_parse_) return Status::Ok();
+    }
+  }
+  // The importer refuses an external tensor without a location; it names no file.
+  if (data_location == kExternal && !location.empty())
+    data_files_.insert(JoinPath(data_dir_, location));
+  return Status::Ok();
+}
+
+Status Scanner::Collect(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at, int depth) {
+  if (depth > kMaxDepth)
+    return InvalidArgument(Where(&at) + ": messages nest deeper than " +
+                           std::to_string(kMaxDepth) + " levels");
+  if (kind == Msg::kTensor) {
+    TensorFields unused;
+    return ScanTensor(b, e, at, &unused);
+  }
+  static const std::string kNoTensor;
+  int seen[32] = {};
+  for (const uint8_t* p = b; p < e;) {
+    Field f;
+    VT_RETURN_IF_ERROR(Next(p, e, kind, at, kNoTensor, &f));
+    if (needs_full_parse_) return Status::Ok();
+    const std::optional<Child> child = f.wire == kLen ? ChildOf(kind, f.number) : std::nullopt;
+    if (!child) continue;
+    const Frame inner{&at, child->name, seen[f.number]++};
+    VT_RETURN_IF_ERROR(Collect(child->kind, f.body, f.end, inner, depth + 1));
+    if (needs_full_parse_) return Status::Ok();
+  }
+  return Status::Ok();
+}
+
 Status Scanner::RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& at,
                               std::string* out) {
   // First pass: the name (for messages) and how often raw_data occurs; protobuf keeps the last
   // of repeated raw_data fields, so a tensor with several is kept as it is.
-  std::string name;
-  int raw_fields = 0;
-  for (const uint8_t* p = b; p < e;) {
-    Field f;
-    VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, name, &f));
-    if (needs_full_parse_) return Status::Ok();
-    if (f.wire == kLen && f.number == 8) name.assign(f.body, f.end);
-    if (f.wire == kLen && f.number == 9) ++raw_fields;
-  }
+  TensorFields t;
+  VT_RETURN_IF_ERROR(ScanTensor(b, e, at, &t));
+  if (needs_full_parse_) return Status::Ok();
+  const std::string& name = t.name;
+  const int raw_fields = t.raw_fields;
   for (const uint8_t* p = b; p < e;) {
     Field f;
     VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, name, &f));
@@ -288,7 +369,15 @@ Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Fram
     if (kind == Msg::kGraph && depth == 1 && scope_ == SkeletonScope::kSources) {
       VT_ASSIGN_OR_RETURN(const bool left_out, LeftOut(f, at));
       if (needs_full_parse_) return Status::Ok();
-      if (left_out) continue;
+      if (left_out) {
+        // Its tensors' files are listed all the same: both scopes list the same files.
+        if (auto child = ChildOf(kind, f.number)) {
+          const Frame inner{&at, child->name, seen[f.number]++};
+          VT_RETURN_IF_ERROR(Collect(child->kind, f.body, f.end, inner, depth + 1));
+          if (needs_full_parse_) return Status::Ok();
+        }
+        continue;
+      }
     }
     const std::optional<Child> child = f.wire == kLen ? ChildOf(kind, f.number) : std::nullopt;
     if (!child) {
@@ -352,6 +441,10 @@ Expected<ModelSkeleton> FullParse(const std::shared_ptr<MappedFile>& file, const
 
 }  // namespace
 
+std::string ExternalDataDir(const std::string& model_path) {
+  return DirName(model_path.empty() ? std::string("./x") : model_path);
+}
+
 bool HasSessionPlans(const MappedFile& file) {
   const uint8_t* p = file.data();
   const uint8_t* const e = p + file.size();
@@ -380,7 +473,7 @@ Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
     return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
   auto table = std::make_shared<ElidedPayloads>(std::move(file));
   const uint8_t* data = table->file()->data();
-  Scanner scan(data, table.get(), scope);
+  Scanner scan(data, table.get(), scope, ExternalDataDir(path));
   std::string skeleton;
   const Status st = scan.Rewrite(Msg::kModel, data, data + table->file()->size(), Frame{}, 0,
                                  &skeleton);
@@ -390,6 +483,7 @@ Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
   out.proto = std::make_unique<onnx::ModelProto>();
   if (!out.proto->ParseFromString(skeleton)) return InvalidArgument(NotAModel(path));
   out.elided = std::move(table);
+  out.external_data_files = std::move(scan.data_files());
   if (with_extension) ParseExtension(scan, scan.extension_bytes(), path, &out);
   return out;
 }

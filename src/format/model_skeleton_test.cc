@@ -6,7 +6,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 
 #include "vtensor/format/tensor_proto.h"
@@ -228,6 +230,88 @@ TEST_F(ModelSkeletonTest, SourcesScopeKeepsTheSourceTensorsOnly) {
   auto bad_file = MappedFile::Open(bad);
   ASSERT_TRUE(bad_file.ok());
   EXPECT_FALSE(ParseModelSkeleton(*bad_file, bad, false, SkeletonScope::kSources).ok());
+}
+
+// A float[2] tensor whose data_location is `external` and whose external_data names each of
+// `locations` in turn (the last one counts).
+onnx::TensorProto ExternalFloats(const std::string& name,
+                                 std::initializer_list<const char*> locations,
+                                 bool external = true) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(2);
+  if (external) t.set_data_location(onnx::TensorProto::EXTERNAL);
+  for (const char* loc : locations) {
+    auto* kv = t.add_external_data();
+    kv->set_key("location");
+    kv->set_value(loc);
+    auto* off = t.add_external_data();
+    off->set_key("offset");
+    off->set_value("0");
+  }
+  return t;
+}
+
+onnx::AttributeProto* AddAttribute(onnx::NodeProto* n, const std::string& name,
+                                   onnx::AttributeProto::AttributeType type) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(type);
+  return a;
+}
+
+TEST_F(ModelSkeletonTest, BothScopesListTheExternalDataFilesOfEveryTensor) {
+  onnx::ModelProto m = Model();  // initializer "ext" in ext.bin
+  auto* g = m.mutable_graph();
+  // In the If's then branch: an initializer (in a subdirectory), a Constant, a sparse
+  // initializer, and a Loop whose body nests another initializer one level deeper.
+  auto* branch = g->mutable_node(1)->mutable_attribute(0)->mutable_g();
+  *branch->add_initializer() = ExternalFloats("bw", {"branch/w.bin"});
+  AddConstant(branch, "bc", ExternalFloats("bc", {"c.bin"}));
+  auto* bsp = branch->add_sparse_initializer();
+  *bsp->mutable_values() = ExternalFloats("bsp", {"sp.bin"});
+  *bsp->mutable_indices() = RawFloats("bsp_i", 2, 0.0f);
+  bsp->add_dims(4);
+  auto* loop = branch->add_node();
+  loop->set_op_type("Loop");
+  auto* body = AddAttribute(loop, "body", onnx::AttributeProto::GRAPH)->mutable_g();
+  *body->add_initializer() = ExternalFloats("deep", {"deep.bin"});
+  // Tensor attributes of another main-graph node (left out by kSources), and graphs.
+  auto* op = g->add_node();
+  op->set_op_type("Custom");
+  *AddAttribute(op, "ts", onnx::AttributeProto::TENSORS)->add_tensors() =
+      ExternalFloats("ts", {"ts.bin"});
+  // Several location entries: the last one is the file; external_data without EXTERNAL is none.
+  *AddAttribute(op, "last", onnx::AttributeProto::TENSOR)->mutable_t() =
+      ExternalFloats("last", {"first.bin", "last.bin"});
+  *AddAttribute(op, "not_external", onnx::AttributeProto::TENSOR)->mutable_t() =
+      ExternalFloats("not_external", {"unused.bin"}, false);
+  *AddAttribute(op, "gs", onnx::AttributeProto::GRAPHS)->add_graphs()->add_initializer() =
+      ExternalFloats("gs", {"gs.bin"});
+  // A function's Constant.
+  auto* fn_const = m.mutable_functions(0)->add_node();
+  fn_const->set_op_type("Constant");
+  *AddAttribute(fn_const, "value", onnx::AttributeProto::TENSOR)->mutable_t() =
+      ExternalFloats("fn", {"fn.bin"});
+  const std::string path = Write(m.SerializeAsString());
+  std::set<std::string> want;
+  for (const char* f : {"ext.bin", "branch/w.bin", "c.bin", "sp.bin", "deep.bin", "ts.bin",
+                        "last.bin", "gs.bin", "fn.bin"})
+    want.insert(JoinPath(ExternalDataDir(path), f));
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  for (SkeletonScope scope : {SkeletonScope::kWhole, SkeletonScope::kSources}) {
+    auto sk = ParseModelSkeleton(*file, path, false, scope);
+    ASSERT_TRUE(sk.ok()) << sk.status().message();
+    ASSERT_TRUE(sk->external_data_files.has_value());
+    EXPECT_EQ(*sk->external_data_files, want) << "scope " << static_cast<int>(scope);
+  }
+  // The files resolve as the importer maps them.
+  ExternalDataResolver resolver(ExternalDataDir(path));
+  auto mapped = resolver.Map("ext.bin");
+  ASSERT_TRUE(mapped.ok());
+  EXPECT_TRUE(want.count((*mapped)->path()));
 }
 
 TEST_F(ModelSkeletonTest, HasSessionPlansReadsTheTopLevelFieldsOnly) {

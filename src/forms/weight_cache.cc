@@ -61,10 +61,9 @@ std::string EntryStateText(const CacheEntryReport& r) {
 
 WeightCache::~WeightCache() = default;
 
-std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
-                                               std::shared_ptr<const vtensor::ModelExtension> ext,
-                                               IsaLevel isa, const CacheOptions& opts,
-                                               const std::set<std::string>& source_files) {
+std::unique_ptr<WeightCache> WeightCache::Open(
+    const Model& model, std::shared_ptr<const vtensor::ModelExtension> ext, IsaLevel isa,
+    const CacheOptions& opts, const std::optional<std::set<std::string>>& source_files) {
   auto c = std::unique_ptr<WeightCache>(new WeightCache());
   c->ext_ = ext ? std::move(ext) : std::make_shared<vtensor::ModelExtension>();
   c->isa_ = isa;
@@ -75,7 +74,8 @@ std::unique_ptr<WeightCache> WeightCache::Open(const Model& model,
   c->report_.resize(static_cast<size_t>(n));
   std::map<EntryKey, int> keys;  // first entry index of each key, for duplicates
   for (int i = 0; i < n; ++i) c->Index(i, inits, &keys);
-  if (opts.verify == VerifyPolicy::kMemo && !model.path.empty()) c->OpenMemo(model, source_files);
+  if (opts.verify == VerifyPolicy::kMemo && !model.path.empty() && source_files)
+    c->OpenMemo(model, *source_files);
   return c;
 }
 

@@ -354,7 +354,7 @@ Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string
     mp = &inlined;
   }
 
-  ExternalDataResolver resolver(DirName(path.empty() ? std::string("./x") : path));
+  ExternalDataResolver resolver(ExternalDataDir(path));
   TensorContext ctx{path, &resolver, mp == &mp_in ? std::move(owner) : nullptr, opts.elided,
                     opts.keep_misaligned};
   if (opts.sources_only) {

@@ -82,22 +82,6 @@ Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::
   return p;
 }
 
-// The files the source tensors of `g` are mapped from (the model, its external data): what the
-// tensors the passes make from them depend on, for the memo of the compiled entries.
-std::set<std::string> SourceFiles(const Graph& g) {
-  std::set<std::string> files;
-  auto add = [&files](const Tensor& t) {
-    if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
-  };
-  // SourceTensors' tensors, without copying them into a map.
-  for (const auto& [name, t] : g.initializers) add(t);
-  for (const Node& n : g.nodes)
-    if (n.op_type == "Constant" && n.domain.empty())
-      if (const Attribute* a = n.FindAttr("value"); a != nullptr && a->type == Attribute::Type::kTensor)
-        add(a->t);
-  return files;
-}
-
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
@@ -107,13 +91,13 @@ Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOpt
 Expected<std::unique_ptr<Session>> Session::Create(
     Model model, const SessionOptions& opts,
     std::shared_ptr<const vtensor::ModelExtension> compiled) {
-  return CreateTimed(std::move(model), opts, std::move(compiled), {});
+  return CreateTimed(std::move(model), opts, std::move(compiled), {}, std::nullopt);
 }
 
 Expected<std::unique_ptr<Session>> Session::CreateTimed(
     Model model, const SessionOptions& opts,
     std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases,
-    PlanLookup* looked_up) {
+    const std::optional<std::set<std::string>>& memo_files, PlanLookup* looked_up) {
   PhaseClock clock(&phases);
   if (opts.threads < 1) return InvalidArgument("threads must be >= 1");
   if (!opts.prepare_only && !IsaSupported(opts.isa))
@@ -128,10 +112,10 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   s->pools_ = std::make_unique<BufferPools>();
   // A session plan that hits stands for the passes (runtime/session_plan.h).
   PlanLookup plan =
-      looked_up != nullptr ? std::move(*looked_up) : LookupSessionPlan(s->model_, compiled, opts);
+      looked_up != nullptr ? std::move(*looked_up)
+                           : LookupSessionPlan(s->model_, compiled, opts, memo_files);
   s->plan_report_ = std::move(plan.report);
   if (looked_up == nullptr) clock.Mark("session plan");
-  const std::set<std::string> source_files = SourceFiles(*s->model_.graph);
   if (plan.graph) {
     s->model_.graph = std::move(plan.graph);
     s->binds_dim_params_ = plan.binds_dim_params;
@@ -148,7 +132,7 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
     };
     VT_RETURN_IF_ERROR(RunNamedPasses(s->model_, SessionPassNames(opts), pass_opts));
   }
-  s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache, source_files);
+  s->cache_ = WeightCache::Open(s->model_, std::move(compiled), opts.isa, opts.cache, memo_files);
   s->provider_ = std::make_unique<WeightProvider>(opts.isa, opts.profile, s->cache_.get());
   if (opts.weight_observer) s->provider_->set_observer(opts.weight_observer);
   clock.Mark("weight cache open");
@@ -201,6 +185,8 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
                       ParseModelSkeleton(file, path, true,
                                          plan_first ? SkeletonScope::kSources : SkeletonScope::kWhole));
   clock.Mark("parse");
+  // What the memos key on (runtime/session_plan.h).
+  std::optional<std::set<std::string>> memo_files = MemoSourceFiles(path, p.external_data_files);
   ImportOptions io;
   io.infer_shapes = false;  // the runtime binds shapes at run time
   io.keep_misaligned = true;  // CreateTimed aligns what the session reads
@@ -218,18 +204,21 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
       sources.sources_only = true;
       VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
       clock.Mark("import sources");
-      PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, /*sources_only=*/true);
+      PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, memo_files, /*sources_only=*/true);
       if (plan.graph) {
         clock.Mark("session plan");
         p.proto.reset();
         VT_ASSIGN_OR_RETURN(auto s,
-                            CreateTimed(std::move(m), load_opts, p.ext, std::move(phases), &plan));
+                            CreateTimed(std::move(m), load_opts, p.ext, std::move(phases),
+                                        memo_files, &plan));
         return finish(std::move(s));
       }
     }
     VT_ASSIGN_OR_RETURN(ModelSkeleton whole, ParseModelSkeleton(file, path, false));
     p.proto = std::move(whole.proto);
     p.elided = std::move(whole.elided);
+    // The same files as the sources-only parse listed (ModelSkeleton::external_data_files).
+    memo_files = MemoSourceFiles(path, whole.external_data_files);
     clock.Mark("parse (whole)");
   }
   file.reset();
@@ -238,7 +227,8 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   p.proto.reset();
   clock.Mark("import");
   VT_ASSIGN_OR_RETURN(auto s,
-                      CreateTimed(std::move(m), load_opts, std::move(p.ext), std::move(phases)));
+                      CreateTimed(std::move(m), load_opts, std::move(p.ext), std::move(phases),
+                                  memo_files));
   return finish(std::move(s));
 }
 
@@ -260,7 +250,9 @@ Expected<std::unique_ptr<Session>> Session::LoadFromBytes(const void* data, size
   VT_ASSIGN_OR_RETURN(Model m, ImportModel(std::move(p.proto), path, io));
   clock.Mark("import");
   if (!opts.cache.enabled) p.ext = nullptr;
-  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases)));
+  // No file to key a memo on.
+  VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), opts, std::move(p.ext), std::move(phases),
+                                          std::nullopt));
   if (opts.cache.enabled) s->extension_error_ = std::move(p.ext_error);
   return s;
 }

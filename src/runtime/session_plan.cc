@@ -142,14 +142,11 @@ std::optional<CacheMiss> VerifyPlan(const vtensor::SessionPlanProto& p, const Pl
   return std::nullopt;
 }
 
-// Files whose bytes a plan's verification covers: the model, the payload file and the source
-// initializers' external data.
-std::set<std::string> MemoFiles(const Model& source, const std::map<std::string, Tensor>& sources,
-                                const PlanBytes& b) {
-  std::set<std::string> files = {source.path};
-  if (!b.file.empty()) files.insert(b.file);
-  for (const auto& [name, t] : sources)
-    if (t.storage() && t.storage()->mapped_file()) files.insert(t.storage()->mapped_file()->path());
+// Files whose bytes a plan's verification covers: the model's (MemoSourceFiles) and the
+// payload file.
+std::optional<std::set<std::string>> MemoFiles(std::optional<std::set<std::string>> files,
+                                               const PlanBytes& b) {
+  if (files && !b.file.empty()) files->insert(b.file);
   return files;
 }
 
@@ -157,7 +154,9 @@ std::set<std::string> MemoFiles(const Model& source, const std::map<std::string,
 
 PlanLookup LookupSessionPlan(const Model& source,
                              const std::shared_ptr<const vtensor::ModelExtension>& ext,
-                             const SessionOptions& opts, bool sources_only) {
+                             const SessionOptions& opts,
+                             const std::optional<std::set<std::string>>& source_files,
+                             bool sources_only) {
   PlanLookup out;
   CacheEntryReport& r = out.report;
   r.type_name = kSessionPlanTypeName;
@@ -186,8 +185,10 @@ PlanLookup LookupSessionPlan(const Model& source,
   std::set<std::string> files;
   MemoKey key;
   std::string memo_path;
-  if (policy == VerifyPolicy::kMemo) {
-    files = MemoFiles(source, sources, bytes);
+  std::optional<std::set<std::string>> memo_files;
+  if (policy == VerifyPolicy::kMemo) memo_files = MemoFiles(source_files, bytes);
+  if (memo_files) {
+    files = std::move(*memo_files);
     key = ComputeMemoKey(files, abi);
     const std::string dir = MemoDirectory(opts.cache.memo_dir);
     if (key.ok && !dir.empty()) {
@@ -229,6 +230,14 @@ PlanLookup LookupSessionPlan(const Model& source,
   if (r.verified && !memo_path.empty() && MemoRecordable(key, files, abi, opts.cache.read_started_ns))
     WriteMemo(memo_path, FormatMemo(key, {pick}));
   return out;
+}
+
+std::optional<std::set<std::string>> MemoSourceFiles(
+    const std::string& model_path, const std::optional<std::set<std::string>>& external_data_files) {
+  if (model_path.empty() || !external_data_files) return std::nullopt;
+  std::set<std::string> files = *external_data_files;
+  files.insert(model_path);
+  return files;
 }
 
 }  // namespace vt

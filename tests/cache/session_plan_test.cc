@@ -278,6 +278,128 @@ TEST(PlanWithLocalFunction, MemoHitResolvesTheInlinedConstant) {
   EXPECT_EQ(first.outputs, off.outputs);
 }
 
+// An If whose then branch multiplies x by W, W an initializer of the branch kept in the
+// external data file w.bin (written by the caller).
+onnx::ModelProto BranchWeightModel() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto io = [](onnx::ValueInfoProto* v, const std::string& name, int type,
+               const std::vector<int>& dims) {
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int d : dims) shape->add_dim()->set_dim_value(d);
+  };
+  io(g->add_input(), "cond", onnx::TensorProto::BOOL, {});
+  io(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 8});
+  io(g->add_output(), "y", onnx::TensorProto::FLOAT, {1, 8});
+  auto* iff = g->add_node();
+  iff->set_op_type("If");
+  iff->add_input("cond");
+  iff->add_output("y");
+  auto branch = [&](const char* name, const char* op) {
+    auto* a = iff->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    auto* b = a->mutable_g();
+    b->set_name(name);
+    io(b->add_output(), std::string(name) + "_y", onnx::TensorProto::FLOAT, {1, 8});
+    auto* n = b->add_node();
+    n->set_op_type(op);
+    n->add_input("x");
+    if (std::string(op) == "MatMul") n->add_input("W");
+    n->add_output(std::string(name) + "_y");
+    return b;
+  };
+  auto* w = branch("then_branch", "MatMul")->add_initializer();
+  w->set_name("W");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(8);
+  w->add_dims(8);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = w->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  branch("else_branch", "Identity");
+  return m;
+}
+
+std::string Floats(float first) {
+  std::string b(64 * sizeof(float), '\0');
+  for (int i = 0; i < 64; ++i) {
+    const float v = first + 0.25f * static_cast<float>(i % 9);
+    std::memcpy(b.data() + i * sizeof(float), &v, sizeof v);
+  }
+  return b;
+}
+
+// A branch's weight is no source tensor: the plan stores it. Its external data file keys the
+// memo all the same (runtime/session_plan.h MemoSourceFiles), so that a new file there is a
+// plan miss with the new weight, never the plan's old copy.
+TEST(PlanWithBranchWeight, NewExternalDataFileIsNotCoveredByTheMemo) {
+  TempDir tmp;
+  const std::string src = tmp.path + "/src.onnx", out = tmp.path + "/m.onnx";
+  ASSERT_TRUE(WriteFileAtomic(tmp.path + "/w.bin", Floats(1.0f)).ok());
+  ASSERT_TRUE(WriteFileAtomic(src, BranchWeightModel().SerializeAsString()).ok());
+  ASSERT_TRUE(Compile(src, out, true).ok());
+  {  // the compiled model still reads W from w.bin
+    auto cm = ReadCompiledModel(out);
+    ASSERT_TRUE(cm.ok());
+    const auto& w = cm->model->graph().node(0).attribute(0).g().initializer(0);
+    ASSERT_EQ(w.data_location(), onnx::TensorProto::EXTERNAL);
+  }
+  const std::string data = tmp.path + "/data";
+  fs::create_directories(data);
+  onnx::TensorProto cond, x;
+  cond.set_data_type(onnx::TensorProto::BOOL);
+  cond.add_int32_data(1);
+  x.set_data_type(onnx::TensorProto::FLOAT);
+  x.add_dims(1);
+  x.add_dims(8);
+  for (int i = 0; i < 8; ++i) x.add_float_data(0.5f * static_cast<float>(i) - 1.0f);
+  ASSERT_TRUE(WriteFileAtomic(data + "/input_0.pb", cond.SerializeAsString()).ok());
+  ASSERT_TRUE(WriteFileAtomic(data + "/input_1.pb", x.SerializeAsString()).ok());
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kMemoRacyMarginNs + 100'000'000));
+  std::vector<std::string> unused;
+  const SessionOptions memo_opts = Options(tmp.path + "/memo", &unused);
+  Loaded first, memo;
+  LoadAndRun(out, data, memo_opts, &first);
+  EXPECT_EQ(first.plan.state, EntryState::kHit) << first.plan.detail;
+  EXPECT_TRUE(first.plan.verified);
+  LoadAndRun(out, data, memo_opts, &memo);
+  EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
+  EXPECT_TRUE(memo.plan.memo) << "the sources-only parse lists the files the whole one did";
+  EXPECT_FALSE(memo.parsed_whole);
+  EXPECT_EQ(memo.outputs, first.outputs);
+  {  // A session created from a Model knows no files to key a memo on: it reads none.
+    auto m = LoadModel(out);
+    auto cm = ReadCompiledModel(out);
+    ASSERT_TRUE(m.ok() && cm.ok());
+    auto ext = std::make_shared<const vtensor::ModelExtension>(cm->ext);
+    auto s = Session::Create(std::move(*m), memo_opts, ext);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ((*s)->plan_report().state, EntryState::kHit);
+    EXPECT_FALSE((*s)->plan_report().memo);
+    EXPECT_TRUE((*s)->plan_report().verified);
+  }
+  // Other weights of the same size in a new w.bin (renamed over the old one); the model file
+  // and the payload file are untouched.
+  ASSERT_TRUE(WriteFileAtomic(tmp.path + "/w.bin", Floats(-2.0f)).ok());
+  Loaded changed, off;
+  LoadAndRun(out, data, memo_opts, &changed);
+  EXPECT_FALSE(changed.plan.memo);
+  EXPECT_EQ(changed.plan.state, EntryState::kMiss);
+  EXPECT_EQ(changed.plan.reason, MissReason::kStaleGraph) << changed.plan.detail;
+  SessionOptions no_cache = memo_opts;
+  no_cache.cache.enabled = false;
+  LoadAndRun(out, data, no_cache, &off);
+  EXPECT_NE(off.outputs, first.outputs) << "the new weights change the output";
+  EXPECT_EQ(changed.outputs, off.outputs) << "the memo let the plan's old weights through";
+}
+
 // ---- fault injection, on the PP-OCR classifier (small, folds and fuses) ----
 
 class PlanFaults : public ::testing::Test {

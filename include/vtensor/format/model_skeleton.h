@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,7 +70,21 @@ struct ModelSkeleton {
   // Fields 27-30 (compiled tensors, session plans) when asked for; null when absent or malformed.
   std::shared_ptr<const vtensor::ModelExtension> ext;
   std::string ext_error;  // why the fields were malformed ("" when not)
+  // The external data file of every scanned tensor whose data_location is EXTERNAL (the main
+  // graph's initializers, tensors nested in its nodes' attributes at any depth: subgraph
+  // initializers and nodes, Constant values, tensor attributes; the functions'), resolved
+  // against the model's directory as the importer resolves them (ExternalDataDir). The same
+  // set under either SkeletonScope: nodes kSources leaves out are scanned for it too. What a
+  // verification memo keys on besides the model (runtime/session_plan.h MemoSourceFiles): a
+  // subgraph's tensors are no source tensors, yet a session plan stores them. nullopt when the
+  // file needed the stock parse (groups), which does not list them.
+  std::optional<std::set<std::string>> external_data_files;
 };
+
+// The directory the external data locations of the model at `model_path` resolve against (the
+// importer's ExternalDataResolver, format/tensor_proto.h): its directory, "." for a bare name
+// or "". A location's file is JoinPath(dir, location).
+std::string ExternalDataDir(const std::string& model_path);
 
 // What of the model a skeleton holds.
 enum class SkeletonScope {

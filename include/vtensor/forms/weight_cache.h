@@ -113,14 +113,14 @@ class WeightCache {
  public:
   // Indexes `ext`'s entries for a session whose kernels run on `isa`, applying every rule
   // that needs no hashing. `model_path` locates external payloads (relative to its directory)
-  // and identifies the model file for the memo. `source_files`: the other files the graph's
-  // tensors were made from (the source model's external data), which key the memo too: an
-  // entry may cache a tensor the passes made from them (docs/compiled-tensors.md, "Tensors the
-  // passes make"). Never fails: bad entries become misses.
-  static std::unique_ptr<WeightCache> Open(const Model& model,
-                                           std::shared_ptr<const vtensor::ModelExtension> ext,
-                                           IsaLevel isa, const CacheOptions& opts,
-                                           const std::set<std::string>& source_files = {});
+  // and identifies the model file for the memo. `source_files`: the files the model's tensors
+  // were read from (the model and the external data of all its tensors, subgraphs' included),
+  // which key the memo too: an entry may cache a tensor the passes made from them
+  // (docs/compiled-tensors.md, "Tensors the passes make"); nullopt when they are not known: no
+  // memo is read or written. Never fails: bad entries become misses.
+  static std::unique_ptr<WeightCache> Open(
+      const Model& model, std::shared_ptr<const vtensor::ModelExtension> ext, IsaLevel isa,
+      const CacheOptions& opts, const std::optional<std::set<std::string>>& source_files = {});
   ~WeightCache();
 
   // The payload for weight `source` (the tensor the session holds for it) in `form`, or

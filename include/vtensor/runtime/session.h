@@ -30,6 +30,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,7 +100,8 @@ class Session {
   // opset (unknown op or domain, cycle, undefined value, bad attribute).
   static Expected<std::unique_ptr<Session>> Create(Model model, const SessionOptions& opts = {});
   // As above, with the model's compiled tensors (ModelProto fields 27-29; null: none). Entries
-  // that break a loading rule are misses and never an error.
+  // that break a loading rule are misses and never an error. No verification memo is read or
+  // written: a Model does not list the files its tensors were read from (Load does).
   static Expected<std::unique_ptr<Session>> Create(
       Model model, const SessionOptions& opts,
       std::shared_ptr<const vtensor::ModelExtension> compiled);
@@ -170,12 +173,13 @@ class Session {
 
  private:
   Session() = default;
-  // Create, with the phases the caller already timed (Load: parse, import) and, when not
-  // null, the session plan it already looked up (a hit for a sources-only import).
+  // Create, with the phases the caller already timed (Load: parse, import), the files the
+  // verification memos key on (runtime/session_plan.h MemoSourceFiles; nullopt: no memo) and,
+  // when not null, the session plan it already looked up (a hit for a sources-only import).
   static Expected<std::unique_ptr<Session>> CreateTimed(
       Model model, const SessionOptions& opts,
       std::shared_ptr<const vtensor::ModelExtension> compiled, std::vector<LoadPhase> phases,
-      PlanLookup* looked_up = nullptr);
+      const std::optional<std::set<std::string>>& memo_files, PlanLookup* looked_up = nullptr);
   Expected<std::vector<Value>> RunInputs(const std::vector<const Value*>& inputs,
                                          OpProfile* profile = nullptr) const;
   Status RunRefused() const;

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "vtensor/base/status.h"
@@ -53,14 +55,27 @@ struct PlanLookup {
 
 // Applies the loading rules to the plans of `ext` for a session of `source` (imported, before
 // any pass) with `opts`: version, options, payload, digests (per opts.cache.verify; the memo of
-// forms/verify_memo.h covers them under memo) and the plan graph itself. Never fails: every
-// problem is a miss.
+// forms/verify_memo.h covers them under memo, keyed on `source_files` and the payload file;
+// nullopt: no memo is read or written) and the plan graph itself. Never fails: every problem
+// is a miss.
 // `sources_only`: `source` holds only the tensors a plan refers to (ImportOptions::
 // sources_only), so the plan can hit only where the memo vouches for the digests of these very
 // files; where it does not, the result has no graph and the state kPending (the caller then
 // imports the whole graph and looks up again).
 PlanLookup LookupSessionPlan(const Model& source,
                              const std::shared_ptr<const vtensor::ModelExtension>& ext,
-                             const SessionOptions& opts, bool sources_only = false);
+                             const SessionOptions& opts,
+                             const std::optional<std::set<std::string>>& source_files,
+                             bool sources_only = false);
+
+// The files every verification memo of a session of the model at `model_path` keys on
+// (forms/verify_memo.h), the plan's and the compiled entries': the model file and the external
+// data files of all its tensors (format/model_skeleton.h ModelSkeleton::external_data_files),
+// subgraphs' included: those are no source tensors, but a plan stores them and compiled
+// entries may cache them. The skeleton lists the same files under either scope, so the
+// sources-only and the whole load key the same memo. nullopt when they are not known (no
+// path, or `external_data_files` nullopt): then no memo is read or written.
+std::optional<std::set<std::string>> MemoSourceFiles(
+    const std::string& model_path, const std::optional<std::set<std::string>>& external_data_files);
 
 }  // namespace vt

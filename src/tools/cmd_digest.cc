@@ -28,16 +28,10 @@ namespace {
 // BatchNormalization folded in), in the order the session packs them.
 Expected<std::vector<std::pair<std::string, std::string>>> PassMadeDigests(
     const std::string& model, DigestAlgorithm algo, const std::set<std::string>& sources) {
-  ImportOptions io;
-  io.infer_shapes = false;
-  VT_ASSIGN_OR_RETURN(Model m, LoadModel(model, io));
-  SessionOptions so;
-  so.cache.enabled = false;
-  so.prepare_only = true;
   Status failure;
   std::set<std::string> seen;
   std::vector<std::pair<std::string, std::string>> out;
-  so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight&) {
+  auto observe = [&](const std::string& name, const Tensor& src, const PreparedWeight&) {
     if (!failure.ok() || sources.count(name) || !seen.insert(name).second) return;
     auto d = TensorDigest(src, algo);
     if (!d.ok()) {
@@ -46,7 +40,7 @@ Expected<std::vector<std::pair<std::string, std::string>>> PassMadeDigests(
     }
     out.emplace_back(name, ToHex(reinterpret_cast<const uint8_t*>(d->data()), d->size()));
   };
-  auto s = Session::Create(std::move(m), so, nullptr);
+  auto s = PrepareWeights(model, HostIsa(), WeightProfile::kExact, observe);
   if (!s.ok()) return s.take_status().WithContext("the passes of " + model);
   VT_RETURN_IF_ERROR(failure);
   return out;

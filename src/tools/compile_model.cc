@@ -334,17 +334,9 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
     if (ct.device() == dev_index && ct.value().has_type_index())
       present.emplace(ct.source_name(), static_cast<int>(ct.value().type_index()));
 
-  ImportOptions io;
-  io.infer_shapes = false;
-  VT_ASSIGN_OR_RETURN(Model model, LoadModel(model_path, io));
-  SessionOptions so;
-  so.isa = isa;
-  so.profile = st->opts.profile;
-  so.cache.enabled = false;
-  so.prepare_only = true;
   Status failure;
   std::set<std::tuple<std::string, std::string, uint64_t>> seen;
-  so.weight_observer = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
+  auto observe = [&](const std::string& name, const Tensor& src, const PreparedWeight& w) {
     if (!failure.ok()) return;
     if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
     if (!sources.count(name)) ++st->total;  // the progress total counts the sources' weights
@@ -357,7 +349,7 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
     if (present.count({name, ti})) return;  // same form already stored by another profile
     failure = AddEntry(st, name, *digest, dev_index, ti, w);
   };
-  auto s = Session::Create(std::move(model), so, nullptr);
+  auto s = PrepareWeights(model_path, isa, st->opts.profile, observe);
   if (!s.ok())
     return s.take_status().WithContext("compile for " + std::string(IsaArchitecture(isa)));
   VT_RETURN_IF_ERROR(failure);
@@ -365,6 +357,20 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
 }
 
 }  // namespace
+
+Expected<std::unique_ptr<Session>> PrepareWeights(const std::string& model_path, IsaLevel isa,
+                                                  WeightProfile profile, WeightObserver observer) {
+  ImportOptions io;
+  io.infer_shapes = false;
+  VT_ASSIGN_OR_RETURN(Model model, LoadModel(model_path, io));
+  SessionOptions so;
+  so.isa = isa;
+  so.profile = profile;
+  so.cache.enabled = false;
+  so.prepare_only = true;
+  so.weight_observer = std::move(observer);
+  return Session::Create(std::move(model), so, nullptr);
+}
 
 Status CompileModel(const std::string& model_path, const std::string& out_path,
                     const CompileModelOptions& opts, CompileModelSummary* summary) {

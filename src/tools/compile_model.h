@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vtensor/base/status.h"
 #include "vtensor/format/tensor_digest.h"
 #include "vtensor/forms/weight_form.h"
+#include "vtensor/runtime/session.h"
 
 namespace onnx {
 class GraphProto;
@@ -36,6 +38,13 @@ struct SourceTensor {
 // of the main graph and all subgraphs, in graph order, each name once. This is the rule
 // compile caches by and `vtensor digest` lists by.
 std::vector<SourceTensor> CacheableSources(const onnx::GraphProto& main);
+
+// Creates a prepare-only session of MODEL (imported as Session::Load imports it, no compiled
+// entries used) for `isa` and `profile`, and calls `observer` for every weight it packs: the
+// source tensors and the tensors its passes make from them. Returns the session (for its
+// plan), or the import's or the session's error.
+Expected<std::unique_ptr<Session>> PrepareWeights(const std::string& model_path, IsaLevel isa,
+                                                  WeightProfile profile, WeightObserver observer);
 
 struct CompileModelOptions {
   std::vector<IsaLevel> devices;  // at least one; duplicates ignored

@@ -17,17 +17,25 @@
 #               VTENSOR_HOST_ARENA=off): a before/after in one run
 #   --vs DIR    a vtensor process of another build (DIR/vtensor, e.g. a copy of the previous
 #               commit's): a before/after of a code change in one run
+# A process's median must come from enough runs to say something about the process rather than
+# about the few milliseconds it was measured in: 30 runs of a 0.08 ms model span 2.5 ms, in
+# which one burst of another process's work moves the median by 20-40 %. So each process times
+# runs for about --min-time seconds (the count is set per model from a calibration run of
+# vtensor, and is the same for every side).
 # See docs/benchmarks.md.
 #
-# usage: scripts/latency_modes.sh [--procs P] [--runs N] [--ort] [--ab K=V] [--vs DIR] [--build DIR] [CASE...]
-#   --procs P    processes per model and side (default 10)
-#   --runs N     timed runs per process (default 30; each process first runs once + 3 warmups)
-#   --build DIR  build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build)
+# usage: scripts/latency_modes.sh [--procs P] [--runs N | --min-time S] [--ort] [--ab K=V] [--vs DIR] [--build DIR] [CASE...]
+#   --procs P     processes per model and side (default 10)
+#   --min-time S  seconds of timed runs per process (default 1; at least 30 runs); each process
+#                 first runs once + 3 warmups
+#   --runs N      a fixed number of timed runs per process instead
+#   --build DIR   build directory holding `vtensor` (default: $VTENSOR_BUILD_DIR or ./build)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PROCS=10
-RUNS=30
+RUNS=""
+MIN_TIME=1
 ORT=0
 AB=""
 VS=""
@@ -37,17 +45,20 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --procs) PROCS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
+    --min-time) MIN_TIME="$2"; shift 2 ;;
     --ort) ORT=1; shift ;;
     --ab) AB="$2"; shift 2 ;;
     --vs) VS="$2"; shift 2 ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "latency_modes: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
 done
-[[ "$PROCS" =~ ^[1-9][0-9]*$ && "$RUNS" =~ ^[1-9][0-9]*$ ]] ||
+[[ "$PROCS" =~ ^[1-9][0-9]*$ && ( -z "$RUNS" || "$RUNS" =~ ^[1-9][0-9]*$ ) ]] ||
   { echo "latency_modes: --procs and --runs need positive integers" >&2; exit 2; }
+[[ "$MIN_TIME" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+  { echo "latency_modes: --min-time needs a number of seconds" >&2; exit 2; }
 [[ -z "$AB" || "$AB" == *=* ]] || { echo "latency_modes: --ab needs K=V" >&2; exit 2; }
 VTENSOR="$BUILD/vtensor"
 [[ -x "$VTENSOR" ]] || { echo "latency_modes: $VTENSOR not found; build first (scripts/build.sh vtensor)" >&2; exit 2; }
@@ -69,12 +80,19 @@ fi
 # V[case,side,key] = " v1 v2 ..." (one value per process) for the keys below.
 KEYS=(median_ms median_cpu_ms min_ms first_run_ms first_run_cpu_ms)
 declare -A V=()
-run_side() {  # SIDE MODEL DATA -> bench output
+declare -A N=()  # timed runs per process, by case
+for case in "${CASES[@]}"; do
+  if [[ -n "$RUNS" ]]; then N[$case]=$RUNS; continue; fi
+  cal="$("$VTENSOR" bench "$CACHE/$case/model.onnx" --data "$ROOT/tests/data/refcases/$case/test_data_set_0" \
+    --runs 20 --warmup 3 --threads 1 | sed -n 's/^median_ms: *//p')"
+  N[$case]="$(awk -v t="$MIN_TIME" -v m="$cal" 'BEGIN { n = int(t * 1000 / m + 0.999); print (n < 30 ? 30 : n) }')"
+done
+run_side() {  # SIDE MODEL DATA RUNS -> bench output
   case "$1" in
-    vt) "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
-    ort) "$ORT_BENCH" "$2" --data "$3" --runs "$RUNS" --warmup 3 ;;
-    vt@*) "${1#vt@}/vtensor" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
-    *) env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$RUNS" --warmup 3 --threads 1 ;;
+    vt) "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
+    ort) "$ORT_BENCH" "$2" --data "$3" --runs "$4" --warmup 3 ;;
+    vt@*) "${1#vt@}/vtensor" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
+    *) env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
   esac
 }
 for ((p = 1; p <= PROCS; ++p)); do
@@ -83,7 +101,7 @@ for ((p = 1; p <= PROCS; ++p)); do
     model="$CACHE/$case/model.onnx"
     data="$ROOT/tests/data/refcases/$case/test_data_set_0"
     for side in "${SIDES[@]}"; do
-      out="$(run_side "$side" "$model" "$data")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
+      out="$(run_side "$side" "$model" "$data" "${N[$case]}")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
       for k in "${KEYS[@]}"; do V[$case,$side,$k]+=" $(sed -n "s/^$k: *//p" <<<"$out")"; done
     done
   done
@@ -93,7 +111,7 @@ spread_row() {  # CASE SIDE KEY
   tr ' ' '\n' <<<"${V[$1,$2,$3]}" | grep -v '^$' | sort -g |
     awk -v c="$1" -v s="$2" '{ a[NR] = $1 } END {
       all = ""; for (i = 1; i <= NR; ++i) all = all sprintf(" %.4g", a[i]);
-      printf "%-32s %-26s %10.4f %10.4f %7.3fx %s\n", c, s, a[1], a[NR], a[NR] / a[1], all }'
+      printf "%-32s %-26s %7d %10.4f %10.4f %7.3fx %s\n", c, s, n, a[1], a[NR], a[NR] / a[1], all }' n="${N[$1]}"
 }
 col_median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 first_row() {  # CASE SIDE FIRST_KEY MEDIAN_KEY
@@ -110,8 +128,8 @@ for clock in wall cpu min; do
     cpu) med=median_cpu_ms first=first_run_cpu_ms what="median, thread CPU time" ;;
     min) med=min_ms first="" what="fastest run (wall clock; the least disturbed by other processes)" ;;
   esac
-  printf '\nper-process %s over %d runs, %d processes per model and side (ms)\n' "$what" "$RUNS" "$PROCS"
-  printf '%-32s %-26s %10s %10s %8s  %s\n' "model" "side" "fastest" "slowest" "spread" "all (sorted)"
+  printf '\nper-process %s, %d processes per model and side (ms)\n' "$what" "$PROCS"
+  printf '%-32s %-26s %7s %10s %10s %8s  %s\n' "model" "side" "runs" "fastest" "slowest" "spread" "all (sorted)"
   for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do spread_row "$case" "$side" "$med"; done; done
   [[ -z "$first" ]] && continue
   printf '\nfirst run after session creation against the %s (medians over the processes; ms)\n' "$what"

@@ -87,7 +87,8 @@ void PanelQ8(size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq, size_t ldxq,
         const __m512i dot = _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23),
                                              _mm512_unpackhi_epi64(t01, t23));
         // Exact: neg8sum[0] is -8 times the block's sum of q (nbits_ukernel.h).
-        const float sum = static_cast<float>(-xb.neg8sum[0] / 8);  // NOLINT(bugprone-integer-division)
+        const int32_t q_sum = -xb.neg8sum[0] / 8;
+        const auto sum = static_cast<float>(q_sum);
         const __m512 v = _mm512_fnmadd_ps(zp, _mm512_set1_ps(sum), _mm512_cvtepi32_ps(dot));
         const __m512 s = _mm512_mul_ps(sw, _mm512_set1_ps(xb.d));
         acc[i] = _mm512_add_ps(acc[i], _mm512_mul_ps(v, s));

@@ -74,7 +74,8 @@ void PanelQ8(size_t nc, size_t kb, size_t bs, const Q4Q8Block* xq, size_t ldxq,
           for (size_t r = 0; r < 8; ++r) p[r] = RowPartials(blk + r * blob + c * 16, a);
           const __m256i dot = Reduce8(p);
           // Exact: neg8sum[0] is -8 times the block's sum of q (nbits_ukernel.h).
-          const float sum = static_cast<float>(-xb.neg8sum[0] / 8);  // NOLINT(bugprone-integer-division)
+          const int32_t q_sum = -xb.neg8sum[0] / 8;
+          const auto sum = static_cast<float>(q_sum);
           const __m256 v = _mm256_fnmadd_ps(zp, _mm256_set1_ps(sum), _mm256_cvtepi32_ps(dot));
           const __m256 s = _mm256_mul_ps(sw, _mm256_set1_ps(xb.d));
           acc[i] = _mm256_add_ps(acc[i], _mm256_mul_ps(v, s));

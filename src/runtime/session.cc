@@ -10,6 +10,7 @@
 
 #include "exec/graph_runner.h"
 #include "vtensor/base/code_pages.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/passes/pass.h"
 #include "runtime/session_alignment.h"
 #include "vtensor/format/compiled_model.h"
@@ -40,20 +41,24 @@ Session::~Session() = default;
 
 namespace {
 
-// Appends the wall time since the previous mark to `phases` under a name.
+// Appends the wall time and minor faults since the previous mark to `phases` under a name.
 class PhaseClock {
  public:
   explicit PhaseClock(std::vector<LoadPhase>* phases) : phases_(phases) {}
   void Mark(std::string name) {
     const auto now = std::chrono::steady_clock::now();
-    phases_->push_back(
-        {std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
+    const int64_t faults = ThreadMinorFaults();
+    phases_->push_back({std::move(name),
+                        std::chrono::duration<double, std::milli>(now - last_).count(),
+                        faults - last_faults_});
     last_ = now;
+    last_faults_ = faults;
   }
 
  private:
   std::vector<LoadPhase>* phases_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  int64_t last_faults_ = ThreadMinorFaults();
 };
 
 // A model's ModelProto and its compiled-tensor fields, parsed from its bytes in one pass.

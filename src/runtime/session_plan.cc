@@ -1,7 +1,5 @@
 #include "vtensor/runtime/session_plan.h"
 
-#include <google/protobuf/arena.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -210,19 +208,10 @@ PlanLookup LookupSessionPlan(const Model& source,
     return miss({MissReason::kBadPlan, "graph_offset " + std::to_string(at) + " outside the " +
                                            std::to_string(bytes.size) + "-byte payload"}), out;
   const size_t graph_bytes = bytes.size - static_cast<size_t>(at);
-  // On an arena: the plan graph's thousands of small messages cost one allocation per block,
-  // and are freed at once when the graph has been read.
-  auto arena = std::make_shared<google::protobuf::Arena>();
-  auto* plan_graph = google::protobuf::Arena::CreateMessage<vtensor::PlanGraphProto>(arena.get());
-  if (graph_bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !plan_graph->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
-    return miss({MissReason::kBadPlan, "the payload's graph is not a PlanGraphProto"}), out;
-  const std::shared_ptr<const void> holder(arena, plan_graph);
   TensorContext ctx;
   ctx.file = source.path;
-  ctx.owner = holder;
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
-  auto g = GraphFromPlan(*plan_graph, sources, blobs, nullptr, ctx);
+  auto g = GraphFromPlan(bytes.data + at, graph_bytes, sources, blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
   out.graph = std::move(*g);
   out.binds_dim_params = plan.binds_dim_params();

@@ -87,6 +87,14 @@ Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::
   return p;
 }
 
+// A graph of the source tensors of `g` (SourceTensors) as initializers, and nothing else.
+std::shared_ptr<Graph> SourcesOnly(const Graph& g) {
+  auto out = std::make_shared<Graph>();
+  out->name = g.name;
+  out->initializers = SourceTensors(g);
+  return out;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::Create(Model model, const SessionOptions& opts) {
@@ -208,11 +216,15 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
       sources.elided = p.elided;
       sources.sources_only = true;
       VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
+      // Freed before the plan graph is built, which then takes the same pages instead of
+      // fresh ones (docs/benchmarks.md "Session-ready"): the skeleton (a miss parses the
+      // whole model again) and the Constant nodes, of which the plan needs the values alone.
+      p.proto.reset();
+      m.graph = SourcesOnly(*m.graph);
       clock.Mark("import sources");
       PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, memo_files, /*sources_only=*/true);
       if (plan.graph) {
         clock.Mark("session plan");
-        p.proto.reset();
         VT_ASSIGN_OR_RETURN(auto s,
                             CreateTimed(std::move(m), load_opts, p.ext, std::move(phases),
                                         memo_files, &plan));

@@ -216,9 +216,9 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
       sources.elided = p.elided;
       sources.sources_only = true;
       VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
-      // Freed before the plan graph is built, which then takes the same pages instead of
-      // fresh ones (docs/benchmarks.md "Session-ready"): the skeleton (a miss parses the
-      // whole model again) and the Constant nodes, of which the plan needs the values alone.
+      // Freed before the plan graph is built, which then takes their pages instead of fresh
+      // ones (docs/benchmarks.md "Session-ready with a session plan"): the skeleton (a miss
+      // parses the whole model again) and the Constant nodes, whose values alone a plan needs.
       p.proto.reset();
       m.graph = SourcesOnly(*m.graph);
       clock.Mark("import sources");

@@ -85,7 +85,8 @@ struct LoadPhase {
   double ms = 0;       // wall milliseconds
   // Minor page faults of the loading thread in the step (getrusage RUSAGE_THREAD): where a
   // fresh page's first touch is dear (a VM whose host backs each page on demand) they, more
-  // than the work, set a load's time (docs/benchmarks.md "Session-ready").
+  // than the work, set a load's time (docs/benchmarks.md "Session-ready with a session
+  // plan"). File-backed pages (code, the mapped model) count too, at a fraction of the cost.
   int64_t faults = 0;
 };
 

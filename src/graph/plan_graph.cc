@@ -264,10 +264,10 @@ Status MetaFromPlan(const Field& bytes, const std::string& value, const ReadCtx&
       std::vector<int64_t> ints;
       WireReader iw(v);
       Field x;
-      while (iw.Next(&x))
-        if (x.number == 1 && !plan_wire::AppendInt64s(x, &ints))
-          return Malformed(r, "value '" + value + "': metadata '" + key + "'");
-      if (iw.bad()) return Malformed(r, "value '" + value + "': metadata '" + key + "'");
+      bool ok = true;
+      while (ok && iw.Next(&x))
+        if (x.number == 1) ok = plan_wire::AppendInt64s(x, &ints);
+      if (!ok || iw.bad()) return Malformed(r, "value '" + value + "': metadata '" + key + "'");
       spec->SetMeta(key, std::move(ints));
     }
   }

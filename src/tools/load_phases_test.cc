@@ -25,6 +25,7 @@ TEST(LoadPhases, TableSumsRepeatedPhasesMsAndFaults) {
 
 TEST(LoadPhases, PhasesPastTheLastSlotAddToIt) {
   std::vector<LoadPhase> many;
+  many.reserve(PhaseTimes::kMax + 3);
   for (int i = 0; i < PhaseTimes::kMax + 3; ++i) many.push_back({"p" + std::to_string(i), 1.0, 2});
   PhaseTimes t;
   RecordPhases(many, &t);

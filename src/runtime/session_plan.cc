@@ -179,7 +179,12 @@ PlanLookup LookupSessionPlan(const Model& source,
 
   const VerifyPolicy policy = opts.cache.verify;
   const std::string abi = "session-plan " + SessionPlanRuntimeVersion() + " " + plan.options();
-  const std::map<std::string, Tensor> sources = SourceTensors(*source.graph);
+  // A graph without nodes (the plan-first load's) holds its source tensors as its
+  // initializers: read in place, not copied.
+  std::map<std::string, Tensor> copied;
+  const std::map<std::string, Tensor>& sources =
+      source.graph->nodes.empty() ? source.graph->initializers
+                                  : (copied = SourceTensors(*source.graph));
   std::set<std::string> files;
   MemoKey key;
   std::string memo_path;

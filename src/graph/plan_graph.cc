@@ -189,6 +189,8 @@ Status Malformed(const ReadCtx& r, const std::string& what) {
 }
 
 int32_t AsInt32(const Field& f) { return static_cast<int32_t>(f.value); }
+// An occurrence of a repeated int64 field: one varint, or packed ones.
+bool IsInt64s(const Field& f) { return f.type == kVarint || f.type == kLen; }
 int64_t AsInt64(const Field& f) { return static_cast<int64_t>(f.value); }
 
 // PlanDimProto.
@@ -266,7 +268,7 @@ Status MetaFromPlan(const Field& bytes, const std::string& value, const ReadCtx&
       Field x;
       bool ok = true;
       while (ok && iw.Next(&x))
-        if (x.number == 1) ok = plan_wire::AppendInt64s(x, &ints);
+        if (x.number == 1 && IsInt64s(x)) ok = plan_wire::AppendInt64s(x, &ints);
       if (!ok || iw.bad()) return Malformed(r, "value '" + value + "': metadata '" + key + "'");
       spec->SetMeta(key, std::move(ints));
     }
@@ -314,7 +316,8 @@ Status ReadPlanTensor(const Field& bytes, const ReadCtx& r, PlanTensor* t) {
         break;
       case 4: if (f.type == kVarint) t->elem = AsInt32(f); break;
       case 5:
-        if (!plan_wire::AppendInt64s(f, &t->dims)) return Malformed(r, "tensor '" + t->name + "'");
+        if (IsInt64s(f) && !plan_wire::AppendInt64s(f, &t->dims))
+          return Malformed(r, "tensor '" + t->name + "'");
         break;
       default: break;
     }
@@ -419,8 +422,12 @@ Status AttributeFromPlan(const Field& bytes, const ReadCtx& r, const Graph* owne
         break;
       case 4: if (f.type == kVarint) a->i = AsInt64(f); break;
       case 5: if (f.type == kLen) a->s = f.str(); break;
-      case 8: ok = plan_wire::AppendFloats(f, &a->floats); break;
-      case 9: ok = plan_wire::AppendInt64s(f, &a->ints); break;
+      case 8:
+        if (f.type == kFixed32 || f.type == kLen) ok = plan_wire::AppendFloats(f, &a->floats);
+        break;
+      case 9:
+        if (IsInt64s(f)) ok = plan_wire::AppendInt64s(f, &a->ints);
+        break;
       case 10: if (f.type == kLen) a->strings.push_back(f.str()); break;
       default: break;
     }

@@ -285,7 +285,7 @@ TEST(PlanGraphTest, CutOrDamagedBytesAreErrors) {
 }
 
 // Repeated numbers read the same whether their field is packed or not (protobuf accepts
-// both), and fields the reader does not know are skipped.
+// both); fields the reader does not know, or of another wire type, are skipped.
 TEST(PlanGraphTest, PackedAndUnpackedRepeatedNumbersAndUnknownFields) {
   auto varint = [](uint64_t v, std::string* out) {
     do {
@@ -311,6 +311,8 @@ TEST(PlanGraphTest, PackedAndUnpackedRepeatedNumbersAndUnknownFields) {
   field(8, packed_floats, &attr);
   varint(99 << 3 | 5, &attr);  // unknown fixed32 field
   attr += std::string(4, '\x01');
+  varint(9 << 3 | 5, &attr);  // `ints` as fixed32: another wire type, skipped as protobuf does
+  attr += std::string(4, '\x03');
   std::string node;
   field(2, "Foo", &node);
   field(7, attr, &node);

@@ -4,6 +4,7 @@
 #include "vtensor/base/huge_mapping.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -45,6 +46,12 @@ void PrefaultMappedPages(const void* data, size_t n) {
   const uintptr_t b = reinterpret_cast<uintptr_t>(data) / page * page;
   const uintptr_t e = (reinterpret_cast<uintptr_t>(data) + n + page - 1) / page * page;
   if (e > b) ::madvise(reinterpret_cast<void*>(b), e - b, kPopulateRead);
+}
+
+int64_t ThreadMinorFaults() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
 }
 
 }  // namespace vt

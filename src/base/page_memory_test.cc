@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include <sys/mman.h>
+
 namespace vt {
 namespace {
 
@@ -27,6 +29,23 @@ TEST(PageMemory, PrefaultLeavesTheBytesAsTheyAre) {
   PrefaultMappedPages(v.data() + 3, v.size() - 3);  // unaligned range; not a file mapping
   PrefaultMappedPages(v.data(), 0);
   for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(v[i], static_cast<uint8_t>(i * 7));
+}
+
+TEST(PageMemory, ThreadMinorFaultsCountsFirstTouches) {
+  constexpr size_t kPages = 64, kPage = 4096;
+  void* m = ::mmap(nullptr, kPages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  ::madvise(m, kPages * kPage, MADV_NOHUGEPAGE);  // one fault per 4 KiB page
+  auto* p = static_cast<volatile uint8_t*>(m);
+  const int64_t before = ThreadMinorFaults();
+  for (size_t i = 0; i < kPages; ++i) p[i * kPage] = 1;
+  const int64_t first = ThreadMinorFaults() - before;
+  for (size_t i = 0; i < kPages; ++i) p[i * kPage] = 2;  // touched already: no fault
+  const int64_t second = ThreadMinorFaults() - before - first;
+  ::munmap(m, kPages * kPage);
+  EXPECT_GE(first, static_cast<int64_t>(kPages));
+  EXPECT_EQ(second, 0);
 }
 
 }  // namespace

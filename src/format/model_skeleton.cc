@@ -315,7 +315,9 @@ Status Scanner::RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& a
     Field f;
     VT_RETURN_IF_ERROR(Next(p, e, Msg::kTensor, at, name, &f));
     const size_t bytes = static_cast<size_t>(f.end - f.body);
-    if (f.wire == kLen && f.number == 9 && raw_fields == 1 && bytes >= kElideMinBytes) {
+    const size_t elide_min =
+        scope_ == SkeletonScope::kSources ? kSourcesElideMinBytes : kElideMinBytes;
+    if (f.wire == kLen && f.number == 9 && raw_fields == 1 && bytes >= elide_min) {
       out->append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.tag_end - f.begin));
       const std::string token = table_->Add(static_cast<uint64_t>(f.body - file_), bytes);
       WriteVarint(token.size(), out);

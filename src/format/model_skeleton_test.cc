@@ -1,6 +1,8 @@
 #include "vtensor/format/model_skeleton.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <onnx/onnx_pb.h>
 #include <unistd.h>
 
@@ -230,6 +232,34 @@ TEST_F(ModelSkeletonTest, SourcesScopeKeepsTheSourceTensorsOnly) {
   auto bad_file = MappedFile::Open(bad);
   ASSERT_TRUE(bad_file.ok());
   EXPECT_FALSE(ParseModelSkeleton(*bad_file, bad, false, SkeletonScope::kSources).ok());
+}
+
+// Payloads from kSourcesElideMinBytes on stay in the file under SkeletonScope::kSources (a
+// plan hit reads few of them); the whole scope copies those under kElideMinBytes.
+TEST_F(ModelSkeletonTest, SourcesScopeLeavesSmallPayloadsInTheFile) {
+  onnx::ModelProto full = Model();
+  const int n = static_cast<int>(kSourcesElideMinBytes / 4) + 3;
+  ASSERT_LT(static_cast<size_t>(n) * 4, kElideMinBytes);
+  *full.mutable_graph()->add_initializer() = RawFloats("small", n, 7.0f);
+  const std::string path = Write(full.SerializeAsString());
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  ExternalDataResolver resolver(dir_);
+  for (SkeletonScope scope : {SkeletonScope::kWhole, SkeletonScope::kSources}) {
+    auto sk = ParseModelSkeleton(*file, path, false, scope);
+    ASSERT_TRUE(sk.ok()) << sk.status().message();
+    const auto& inits = sk->proto->graph().initializer();
+    const auto it = std::find_if(inits.begin(), inits.end(),
+                                 [](const onnx::TensorProto& t) { return t.name() == "small"; });
+    ASSERT_NE(it, inits.end());
+    TensorContext ctx{"m.onnx", &resolver, nullptr, sk->elided, true};
+    auto t = TensorFromProto(*it, ctx);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_EQ(t->storage()->mapped_file() != nullptr, scope == SkeletonScope::kSources);
+    auto want = TensorFromProto(RawFloats("small", n, 7.0f), TensorContext{});
+    ASSERT_TRUE(want.ok());
+    EXPECT_EQ(std::memcmp(t->raw_data(), want->raw_data(), want->nbytes()), 0);
+  }
 }
 
 // A float[2] tensor whose data_location is `external` and whose external_data names each of

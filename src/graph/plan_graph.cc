@@ -5,6 +5,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
+
+#include "graph/plan_wire.h"
 
 namespace vt {
 
@@ -158,70 +161,192 @@ void GraphToPlanImpl(const Graph& g, const WriteMode& mode, bool main, PG* p) {
 }
 
 // ---- reading ----
+//
+// The plan graph is read from its wire bytes in place (graph/plan_wire.h). A field of a known
+// number but another wire type is skipped, as protobuf skips it; of a singular field repeated
+// in the bytes the last counts.
 
-struct Reader {
+using plan_wire::Field;
+using plan_wire::kFixed32;
+using plan_wire::kFixed64;
+using plan_wire::kLen;
+using plan_wire::kVarint;
+using WireReader = plan_wire::Reader;
+
+struct ReadCtx {
   const std::map<std::string, Tensor>& source;
   const PlanBlobs& blobs;
   const TensorContext& ctx;
   std::string where;  // "FILE: session plan graph 'NAME'"
 };
 
-Status BadField(const Reader& r, const std::string& what) {
+Status BadField(const ReadCtx& r, const std::string& what) {
   return InvalidArgument(r.where + ": " + what);
 }
 
-Expected<TypeInfo> TypeFromPlan(const vtensor::PlanTypeProto& p, const Reader& r, int depth) {
-  if (depth > 16) return BadField(r, "type nests deeper than 16 levels");
-  if (p.kind() < 0 || p.kind() > static_cast<int>(TypeInfo::Kind::kMap))
-    return BadField(r, "type kind " + std::to_string(p.kind()) + " is unknown");
-  TypeInfo t;
-  t.kind = static_cast<TypeInfo::Kind>(p.kind());
-  t.elem = static_cast<DType>(p.elem());
-  if (p.has_shape()) {
-    SymShape s;
-    for (const auto& d : p.shape()) s.push_back(Dim{d.value(), d.param()});
-    t.shape = std::move(s);
+Status Malformed(const ReadCtx& r, const std::string& what) {
+  return BadField(r, what + ": malformed bytes (not the wire format of the plan messages)");
+}
+
+int32_t AsInt32(const Field& f) { return static_cast<int32_t>(f.value); }
+// An occurrence of a repeated int64 field: one varint, or packed ones.
+bool IsInt64s(const Field& f) { return f.type == kVarint || f.type == kLen; }
+int64_t AsInt64(const Field& f) { return static_cast<int64_t>(f.value); }
+
+// PlanDimProto.
+Status DimFromPlan(const Field& bytes, const ReadCtx& r, Dim* d) {
+  d->value = 0;
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    if (f.number == 1 && f.type == kVarint) d->value = AsInt64(f);
+    else if (f.number == 2 && f.type == kLen) d->param = f.str();
   }
-  if (p.has_inner()) {
-    VT_ASSIGN_OR_RETURN(TypeInfo inner, TypeFromPlan(p.inner(), r, depth + 1));
-    t.inner = std::make_shared<TypeInfo>(std::move(inner));
+  return w.bad() ? Malformed(r, "type dim") : Status::Ok();
+}
+
+// PlanTypeProto.
+Expected<TypeInfo> TypeFromPlan(const Field& bytes, const ReadCtx& r, int depth) {
+  if (depth > 16) return BadField(r, "type nests deeper than 16 levels");
+  int32_t kind = 0;
+  bool has_shape = false;
+  TypeInfo t;
+  SymShape s;
+  Field inner;
+  bool has_inner = false;
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    switch (f.number) {
+      case 1: if (f.type == kVarint) kind = AsInt32(f); break;
+      case 2: if (f.type == kVarint) t.elem = static_cast<DType>(AsInt32(f)); break;
+      case 3: if (f.type == kVarint) has_shape = f.value != 0; break;
+      case 4:
+        if (f.type == kLen) VT_RETURN_IF_ERROR(DimFromPlan(f, r, &s.emplace_back()));
+        break;
+      case 5:
+        if (f.type == kLen) inner = f, has_inner = true;
+        break;
+      default: break;
+    }
+  }
+  if (w.bad()) return Malformed(r, "type");
+  if (kind < 0 || kind > static_cast<int>(TypeInfo::Kind::kMap))
+    return BadField(r, "type kind " + std::to_string(kind) + " is unknown");
+  t.kind = static_cast<TypeInfo::Kind>(kind);
+  if (has_shape) t.shape = std::move(s);
+  if (has_inner) {
+    VT_ASSIGN_OR_RETURN(TypeInfo in, TypeFromPlan(inner, r, depth + 1));
+    t.inner = std::make_shared<TypeInfo>(std::move(in));
   }
   return t;
 }
 
-Expected<TensorSpec> ValueFromPlan(const vtensor::PlanValueProto& p, const Reader& r) {
-  VT_ASSIGN_OR_RETURN(TypeInfo t, TypeFromPlan(p.type(), r, 0));
-  TensorSpec spec(std::move(t));
-  for (const auto& m : p.meta()) {
-    switch (m.value_case()) {
-      case vtensor::PlanMetaProto::kS: spec.SetMeta(m.key(), m.s()); break;
-      case vtensor::PlanMetaProto::kI: spec.SetMeta(m.key(), m.i()); break;
-      case vtensor::PlanMetaProto::kD: spec.SetMeta(m.key(), m.d()); break;
-      case vtensor::PlanMetaProto::kInts:
-        spec.SetMeta(m.key(), std::vector<int64_t>(m.ints().values().begin(), m.ints().values().end()));
-        break;
-      default: return BadField(r, "value '" + p.name() + "': metadata '" + m.key() + "' has no value");
+// PlanMetaProto into `spec`.
+Status MetaFromPlan(const Field& bytes, const std::string& value, const ReadCtx& r,
+                    TensorSpec* spec) {
+  std::string key;
+  Field v;
+  bool has_value = false;
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    if (f.number == 1 && f.type == kLen) key = f.str();
+    else if ((f.number == 2 && f.type == kLen) || (f.number == 3 && f.type == kVarint) ||
+             (f.number == 4 && f.type == kFixed64) || (f.number == 5 && f.type == kLen))
+      v = f, has_value = true;
+  }
+  if (w.bad()) return Malformed(r, "value '" + value + "': metadata");
+  if (!has_value) return BadField(r, "value '" + value + "': metadata '" + key + "' has no value");
+  switch (v.number) {
+    case 2: spec->SetMeta(key, v.str()); break;
+    case 3: spec->SetMeta(key, AsInt64(v)); break;
+    case 4: spec->SetMeta(key, plan_wire::AsDouble(v)); break;
+    default: {
+      std::vector<int64_t> ints;
+      WireReader iw(v);
+      Field x;
+      bool ok = true;
+      while (ok && iw.Next(&x))
+        if (x.number == 1 && IsInt64s(x)) ok = plan_wire::AppendInt64s(x, &ints);
+      if (!ok || iw.bad()) return Malformed(r, "value '" + value + "': metadata '" + key + "'");
+      spec->SetMeta(key, std::move(ints));
     }
   }
-  return spec;
+  return Status::Ok();
+}
+
+// PlanValueProto: its name and spec. Metadata is read after the type, wherever it lies.
+Status ValueFromPlan(const Field& bytes, const ReadCtx& r, std::string* name, TensorSpec* spec) {
+  Field type;  // absent: the default (empty) PlanTypeProto
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    if (f.number == 1 && f.type == kLen) *name = f.str();
+    else if (f.number == 2 && f.type == kLen) type = f;
+  }
+  if (w.bad()) return Malformed(r, "value '" + *name + "'");
+  VT_ASSIGN_OR_RETURN(TypeInfo t, TypeFromPlan(type, r, 0));
+  *spec = TensorSpec(std::move(t));
+  WireReader m(bytes);
+  while (m.Next(&f))
+    if (f.number == 3 && f.type == kLen) VT_RETURN_IF_ERROR(MetaFromPlan(f, *name, r, spec));
+  return Status::Ok();
+}
+
+// PlanTensorProto's fields.
+struct PlanTensor {
+  std::string name;
+  uint32_t data = 0;  // the field number of the `data` case set last (0: none)
+  Field bytes;        // data 2 (tensor), 3 (source) or 6 (blob)
+  int32_t elem = 0;
+  Shape dims;
+};
+
+Status ReadPlanTensor(const Field& bytes, const ReadCtx& r, PlanTensor* t) {
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    switch (f.number) {
+      case 1: if (f.type == kLen) t->name = f.str(); break;
+      case 2:
+      case 3:
+      case 6:
+        if (f.type == kLen) t->data = f.number, t->bytes = f;
+        break;
+      case 4: if (f.type == kVarint) t->elem = AsInt32(f); break;
+      case 5:
+        if (IsInt64s(f) && !plan_wire::AppendInt64s(f, &t->dims))
+          return Malformed(r, "tensor '" + t->name + "'");
+        break;
+      default: break;
+    }
+  }
+  return w.bad() ? Malformed(r, "tensor '" + t->name + "'") : Status::Ok();
 }
 
 // A tensor whose bytes are a blob of the payload: used in place when 64-byte aligned (an
 // external payload), copied otherwise.
-Expected<Tensor> BlobTensor(const vtensor::PlanTensorProto& p, const Reader& r) {
-  const std::string what = "tensor '" + p.name() + "'";
-  const DType dt = static_cast<DType>(p.elem());
-  if (p.elem() <= 0 || dt == DType::kString || DTypeSize(dt) == 0)
-    return BadField(r, what + ": data type " + std::to_string(p.elem()) + " cannot be a blob");
-  const Shape shape(p.dims().begin(), p.dims().end());
+Expected<Tensor> BlobTensor(const PlanTensor& p, const ReadCtx& r) {
+  const std::string what = "tensor '" + p.name + "'";
+  const DType dt = static_cast<DType>(p.elem);
+  if (p.elem <= 0 || dt == DType::kString || DTypeSize(dt) == 0)
+    return BadField(r, what + ": data type " + std::to_string(p.elem) + " cannot be a blob");
   int64_t numel = 1;
-  for (int64_t d : shape) {
+  for (int64_t d : p.dims) {
     if (d < 0 || d > kMaxTensorElements || (d > 0 && numel > kMaxTensorElements / d))
       return BadField(r, what + ": bad dims");
     numel *= d;
   }
   const uint64_t want = static_cast<uint64_t>(numel) * DTypeSize(dt);
-  const int64_t off = p.blob().offset(), len = p.blob().length();
+  int64_t off = 0, len = 0;
+  WireReader w(p.bytes);
+  Field f;
+  while (w.Next(&f)) {
+    if (f.number == 1 && f.type == kVarint) off = AsInt64(f);
+    else if (f.number == 2 && f.type == kVarint) len = AsInt64(f);
+  }
+  if (w.bad()) return Malformed(r, what + ": blob");
   if (off < 0 || len < 0 || static_cast<uint64_t>(len) != want ||
       static_cast<uint64_t>(off) + static_cast<uint64_t>(len) > r.blobs.size)
     return BadField(r, what + ": blob [" + std::to_string(off) + ", +" + std::to_string(len) +
@@ -230,36 +355,41 @@ Expected<Tensor> BlobTensor(const vtensor::PlanTensorProto& p, const Reader& r) 
   const uint8_t* at = r.blobs.data + off;
   if (reinterpret_cast<uintptr_t>(at) % kPlanBlobAlign == 0 && r.blobs.keep_alive) {
     auto st = Storage::Borrow(at, want, r.blobs.keep_alive, /*read_only=*/true);
-    Tensor t(dt, Layout::Contiguous(shape), st);
-    t.set_name(p.name());
+    Tensor t(dt, Layout::Contiguous(p.dims), st);
+    t.set_name(p.name);
     return t;
   }
-  Tensor t = Tensor::Empty(dt, shape);
+  Tensor t = Tensor::Empty(dt, p.dims);
   if (want) std::memcpy(t.raw_mutable_data(), at, want);
-  t.set_name(p.name());
+  t.set_name(p.name);
   return t;
 }
 
-Expected<Tensor> TensorFromPlan(const vtensor::PlanTensorProto& p, const Reader& r, bool main) {
-  if (p.has_source()) {
-    auto it = main ? r.source.find(p.source()) : r.source.end();
+// `name`, when given: the PlanTensorProto's own name (a source tensor keeps the source's).
+Expected<Tensor> TensorFromPlan(const Field& bytes, const ReadCtx& r, bool main,
+                                std::string* name = nullptr) {
+  PlanTensor p;
+  VT_RETURN_IF_ERROR(ReadPlanTensor(bytes, r, &p));
+  if (name != nullptr) *name = p.name;
+  if (p.data == 3) {
+    const std::string source = p.bytes.str();
+    auto it = main ? r.source.find(source) : r.source.end();
     if (it == r.source.end())
-      return BadField(r, "initializer '" + p.name() + "': no source initializer '" + p.source() + "'");
+      return BadField(r, "initializer '" + p.name + "': no source initializer '" + source + "'");
     const Tensor& t = it->second;
-    const Shape dims(p.dims().begin(), p.dims().end());
-    if (static_cast<int32_t>(t.dtype()) != p.elem() || t.shape() != dims)
-      return BadField(r, "initializer '" + p.name() + "': the source initializer is " +
+    if (static_cast<int32_t>(t.dtype()) != p.elem || t.shape() != p.dims)
+      return BadField(r, "initializer '" + p.name + "': the source initializer is " +
                              DTypeName(t.dtype()) + ShapeToString(t.shape()) + ", the plan's " +
-                             DTypeName(static_cast<DType>(p.elem())) + ShapeToString(dims));
+                             DTypeName(static_cast<DType>(p.elem)) + ShapeToString(p.dims));
     return t;
   }
-  if (p.has_blob()) return BlobTensor(p, r);
-  if (!p.has_tensor()) return BadField(r, "tensor '" + p.name() + "': no data");
-  // Parsed in place: the TensorProto's raw_data is the plan message's own bytes only when
-  // copied, so small tensors are copied and large ones borrowed through ctx.owner.
+  if (p.data == 6) return BlobTensor(p, r);
+  if (p.data != 2) return BadField(r, "tensor '" + p.name + "': no data");
+  // Parsed into its own message, which the tensor's storage may borrow.
   auto tp = std::make_shared<onnx::TensorProto>();
-  if (!tp->ParseFromString(p.tensor()))
-    return BadField(r, "tensor '" + p.name() + "': not a TensorProto");
+  if (p.bytes.size > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !tp->ParseFromArray(p.bytes.data, static_cast<int>(p.bytes.size)))
+    return BadField(r, "tensor '" + p.name + "': not a TensorProto");
   TensorContext c = r.ctx;
   c.external = nullptr;
   c.owner = tp;
@@ -267,88 +397,169 @@ Expected<Tensor> TensorFromPlan(const vtensor::PlanTensorProto& p, const Reader&
   return t;
 }
 
-Expected<std::shared_ptr<Graph>> GraphFromPlanImpl(const PG& p, const Reader& outer,
+Expected<std::shared_ptr<Graph>> GraphFromPlanImpl(const Field& bytes, const ReadCtx& outer,
                                                    const Graph* parent, int depth);
 
-Status AttributeFromPlan(const vtensor::PlanAttributeProto& p, const Reader& r, const Graph* owner,
-                         int depth, Attribute* a) {
+// PlanAttributeProto: its scalar and repeated scalar fields first, then its tensors, graphs
+// and types.
+Status AttributeFromPlan(const Field& bytes, const ReadCtx& r, const Graph* owner, int depth,
+                         Attribute* a) {
   const bool main = owner->parent == nullptr;
   using T = Attribute::Type;
-  if (p.type() < 0 || p.type() > static_cast<int>(T::kSparseTensor))
-    return BadField(r, "attribute '" + p.name() + "': type " + std::to_string(p.type()) + " is unknown");
-  a->name = p.name();
-  a->type = static_cast<T>(p.type());
-  a->f = p.f();
-  a->i = p.i();
-  a->s = p.s();
-  if (p.has_t()) {
-    VT_ASSIGN_OR_RETURN(a->t, TensorFromPlan(p.t(), r, main));
+  int32_t type = 0;
+  WireReader w(bytes);
+  Field f;
+  bool ok = true;
+  while (ok && w.Next(&f)) {
+    switch (f.number) {
+      case 1: if (f.type == kLen) a->name = f.str(); break;
+      case 2: if (f.type == kVarint) type = AsInt32(f); break;
+      case 3:
+        if (f.type == kFixed32) {
+          const auto b = static_cast<uint32_t>(f.value);
+          std::memcpy(&a->f, &b, sizeof a->f);
+        }
+        break;
+      case 4: if (f.type == kVarint) a->i = AsInt64(f); break;
+      case 5: if (f.type == kLen) a->s = f.str(); break;
+      case 8:
+        if (f.type == kFixed32 || f.type == kLen) ok = plan_wire::AppendFloats(f, &a->floats);
+        break;
+      case 9:
+        if (IsInt64s(f)) ok = plan_wire::AppendInt64s(f, &a->ints);
+        break;
+      case 10: if (f.type == kLen) a->strings.push_back(f.str()); break;
+      default: break;
+    }
   }
-  if (p.has_g()) {
-    VT_ASSIGN_OR_RETURN(a->g, GraphFromPlanImpl(p.g(), r, owner, depth + 1));
-  }
-  a->floats.assign(p.floats().begin(), p.floats().end());
-  a->ints.assign(p.ints().begin(), p.ints().end());
-  a->strings.assign(p.strings().begin(), p.strings().end());
-  for (const auto& t : p.tensors()) {
-    VT_ASSIGN_OR_RETURN(Tensor x, TensorFromPlan(t, r, false));
-    a->tensors.push_back(std::move(x));
-  }
-  for (const auto& g : p.graphs()) {
-    VT_ASSIGN_OR_RETURN(auto sg, GraphFromPlanImpl(g, r, owner, depth + 1));
-    a->graphs.push_back(std::move(sg));
-  }
-  if (p.has_tp()) {
-    VT_ASSIGN_OR_RETURN(a->tp, TypeFromPlan(p.tp(), r, 0));
-  }
-  for (const auto& t : p.tps()) {
-    VT_ASSIGN_OR_RETURN(TypeInfo x, TypeFromPlan(t, r, 0));
-    a->tps.push_back(std::move(x));
+  if (!ok || w.bad()) return Malformed(r, "attribute '" + a->name + "'");
+  if (type < 0 || type > static_cast<int>(T::kSparseTensor))
+    return BadField(r, "attribute '" + a->name + "': type " + std::to_string(type) + " is unknown");
+  a->type = static_cast<T>(type);
+  WireReader m(bytes);
+  while (m.Next(&f)) {
+    if (f.type != kLen) continue;
+    switch (f.number) {
+      case 6: {
+        VT_ASSIGN_OR_RETURN(a->t, TensorFromPlan(f, r, main));
+        break;
+      }
+      case 7: {
+        VT_ASSIGN_OR_RETURN(a->g, GraphFromPlanImpl(f, r, owner, depth + 1));
+        break;
+      }
+      case 11: {
+        VT_ASSIGN_OR_RETURN(Tensor x, TensorFromPlan(f, r, false));
+        a->tensors.push_back(std::move(x));
+        break;
+      }
+      case 12: {
+        VT_ASSIGN_OR_RETURN(auto sg, GraphFromPlanImpl(f, r, owner, depth + 1));
+        a->graphs.push_back(std::move(sg));
+        break;
+      }
+      case 13: {
+        VT_ASSIGN_OR_RETURN(a->tp, TypeFromPlan(f, r, 0));
+        break;
+      }
+      case 14: {
+        VT_ASSIGN_OR_RETURN(TypeInfo x, TypeFromPlan(f, r, 0));
+        a->tps.push_back(std::move(x));
+        break;
+      }
+      default: break;
+    }
   }
   return Status::Ok();
 }
 
-Expected<std::shared_ptr<Graph>> GraphFromPlanImpl(const PG& p, const Reader& outer,
+// PlanNodeProto `i` of its graph.
+Status NodeFromPlan(const Field& bytes, const ReadCtx& r, const Graph* owner, int depth, size_t i,
+                    Node* n) {
+  WireReader w(bytes);
+  Field f;
+  while (w.Next(&f)) {
+    switch (f.number) {
+      case 1: if (f.type == kLen) n->name = f.str(); break;
+      case 2: if (f.type == kLen) n->op_type = f.str(); break;
+      case 3: if (f.type == kLen) n->domain = f.str(); break;
+      case 4: if (f.type == kVarint) n->opset = AsInt64(f); break;
+      case 5: if (f.type == kLen) n->inputs.push_back(f.str()); break;
+      case 6: if (f.type == kLen) n->outputs.push_back(f.str()); break;
+      case 7:
+        if (f.type == kLen) {
+          Attribute a;
+          VT_RETURN_IF_ERROR(AttributeFromPlan(f, r, owner, depth, &a));
+          std::string name = a.name;
+          n->attrs.insert_or_assign(std::move(name), std::move(a));
+        }
+        break;
+      default: break;
+    }
+  }
+  if (w.bad()) return Malformed(r, "node #" + std::to_string(i));
+  if (n->op_type.empty()) return BadField(r, "node #" + std::to_string(i) + ": no op_type");
+  return Status::Ok();
+}
+
+// PlanGraphProto. A first pass finds the graph's name (for messages) and counts its nodes, so
+// the node vector is sized once.
+Expected<std::shared_ptr<Graph>> GraphFromPlanImpl(const Field& bytes, const ReadCtx& outer,
                                                    const Graph* parent, int depth) {
-  Reader r{outer.source, outer.blobs, outer.ctx,
-           outer.ctx.file + ": session plan graph '" + p.name() + "'"};
-  if (depth > 32) return BadField(r, "subgraphs nest deeper than 32 levels");
   auto g = std::make_shared<Graph>();
-  g->name = p.name();
+  size_t nodes = 0, values = 0;
+  {
+    WireReader w(bytes);
+    Field f;
+    while (w.Next(&f)) {
+      if (f.type != kLen) continue;
+      if (f.number == 1) g->name = f.str();
+      nodes += f.number == 2;
+      values += f.number == 6;
+    }
+    if (w.bad()) return Malformed(outer, "session plan graph");
+  }
+  ReadCtx r{outer.source, outer.blobs, outer.ctx,
+            outer.ctx.file + ": session plan graph '" + g->name + "'"};
+  if (depth > 32) return BadField(r, "subgraphs nest deeper than 32 levels");
   g->parent = parent;
   const bool main = parent == nullptr;
-  for (const auto& pt : p.initializer()) {
-    VT_ASSIGN_OR_RETURN(Tensor t, TensorFromPlan(pt, r, main));
-    if (!g->initializers.emplace(pt.name(), std::move(t)).second)
-      return BadField(r, "initializer '" + pt.name() + "' appears twice");
-  }
-  for (const auto& v : p.value()) {
-    VT_ASSIGN_OR_RETURN(TensorSpec spec, ValueFromPlan(v, r));
-    g->values[v.name()] = std::move(spec);
-  }
-  for (const auto& v : p.input()) {
-    VT_ASSIGN_OR_RETURN(TensorSpec spec, ValueFromPlan(v, r));
-    g->inputs.push_back({v.name(), std::move(spec)});
-  }
-  for (const auto& v : p.output()) {
-    VT_ASSIGN_OR_RETURN(TensorSpec spec, ValueFromPlan(v, r));
-    g->outputs.push_back({v.name(), std::move(spec)});
-  }
-  g->nodes.resize(static_cast<size_t>(p.node_size()));
-  for (int i = 0; i < p.node_size(); ++i) {
-    const auto& pn = p.node(i);
-    Node& n = g->nodes[static_cast<size_t>(i)];
-    n.name = pn.name();
-    n.op_type = pn.op_type();
-    n.domain = pn.domain();
-    n.opset = pn.opset();
-    if (n.op_type.empty()) return BadField(r, "node #" + std::to_string(i) + ": no op_type");
-    n.inputs.assign(pn.input().begin(), pn.input().end());
-    n.outputs.assign(pn.output().begin(), pn.output().end());
-    for (const auto& pa : pn.attribute()) {
-      Attribute a;
-      VT_RETURN_IF_ERROR(AttributeFromPlan(pa, r, g.get(), depth, &a));
-      n.attrs[pa.name()] = std::move(a);
+  g->nodes.reserve(nodes);
+  g->values.reserve(values);
+  // Initializers, values, inputs, outputs, then nodes, whatever their order in the bytes: the
+  // first problem reported is the same for any writer.
+  for (const uint32_t number : {5u, 6u, 3u, 4u, 2u}) {
+    WireReader w(bytes);
+    Field f;
+    while (w.Next(&f)) {
+      if (f.type != kLen || f.number != number) continue;
+      switch (number) {
+        case 2: {
+          const size_t i = g->nodes.size();
+          VT_RETURN_IF_ERROR(NodeFromPlan(f, r, g.get(), depth, i, &g->nodes.emplace_back()));
+          break;
+        }
+        case 3:
+        case 4: {
+          GraphIO io;
+          VT_RETURN_IF_ERROR(ValueFromPlan(f, r, &io.name, &io.spec));
+          (number == 3 ? g->inputs : g->outputs).push_back(std::move(io));
+          break;
+        }
+        case 5: {
+          std::string name;
+          VT_ASSIGN_OR_RETURN(Tensor t, TensorFromPlan(f, r, main, &name));
+          if (!g->initializers.emplace(name, std::move(t)).second)
+            return BadField(r, "initializer '" + name + "' appears twice");
+          break;
+        }
+        default: {
+          std::string name;
+          TensorSpec spec;
+          VT_RETURN_IF_ERROR(ValueFromPlan(f, r, &name, &spec));
+          g->values[name] = std::move(spec);
+        }
+      }
     }
   }
   return g;
@@ -379,12 +590,16 @@ void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source, PG
   GraphToPlanImpl(g, mode, true, p);
 }
 
-Expected<std::shared_ptr<Graph>> GraphFromPlan(const PG& p,
+Expected<std::shared_ptr<Graph>> GraphFromPlan(const uint8_t* data, size_t size,
                                                const std::map<std::string, Tensor>& source,
                                                const PlanBlobs& blobs, const Graph* parent,
                                                const TensorContext& ctx) {
-  Reader r{source, blobs, ctx, ctx.file};
-  return GraphFromPlanImpl(p, r, parent, 0);
+  const ReadCtx r{source, blobs, ctx, ctx.file};
+  Field whole;
+  whole.type = kLen;
+  whole.data = data;
+  whole.size = size;
+  return GraphFromPlanImpl(whole, r, parent, 0);
 }
 
 std::string GraphStructureDigest(const Graph& g) {

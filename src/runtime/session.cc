@@ -10,6 +10,7 @@
 
 #include "exec/graph_runner.h"
 #include "vtensor/base/code_pages.h"
+#include "vtensor/base/page_memory.h"
 #include "vtensor/passes/pass.h"
 #include "runtime/session_alignment.h"
 #include "vtensor/format/compiled_model.h"
@@ -40,20 +41,24 @@ Session::~Session() = default;
 
 namespace {
 
-// Appends the wall time since the previous mark to `phases` under a name.
+// Appends the wall time and minor faults since the previous mark to `phases` under a name.
 class PhaseClock {
  public:
   explicit PhaseClock(std::vector<LoadPhase>* phases) : phases_(phases) {}
   void Mark(std::string name) {
     const auto now = std::chrono::steady_clock::now();
-    phases_->push_back(
-        {std::move(name), std::chrono::duration<double, std::milli>(now - last_).count()});
+    const int64_t faults = ThreadMinorFaults();
+    phases_->push_back({std::move(name),
+                        std::chrono::duration<double, std::milli>(now - last_).count(),
+                        faults - last_faults_});
     last_ = now;
+    last_faults_ = faults;
   }
 
  private:
   std::vector<LoadPhase>* phases_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  int64_t last_faults_ = ThreadMinorFaults();
 };
 
 // A model's ModelProto and its compiled-tensor fields, parsed from its bytes in one pass.
@@ -80,6 +85,14 @@ Expected<ParsedModel> ParseForSession(const void* data, size_t size, const std::
   p.proto = std::move(plain);
   p.ext_error = cm.status().message();
   return p;
+}
+
+// A graph of the source tensors of `g` (SourceTensors) as initializers, and nothing else.
+std::shared_ptr<Graph> SourcesOnly(const Graph& g) {
+  auto out = std::make_shared<Graph>();
+  out->name = g.name;
+  out->initializers = SourceTensors(g);
+  return out;
 }
 
 }  // namespace
@@ -203,11 +216,15 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
       sources.elided = p.elided;
       sources.sources_only = true;
       VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, sources));
+      // Freed before the plan graph is built, which then takes their pages instead of fresh
+      // ones (docs/benchmarks.md "Session-ready with a session plan"): the skeleton (a miss
+      // parses the whole model again) and the Constant nodes, whose values alone a plan needs.
+      p.proto.reset();
+      m.graph = SourcesOnly(*m.graph);
       clock.Mark("import sources");
       PlanLookup plan = LookupSessionPlan(m, p.ext, load_opts, memo_files, /*sources_only=*/true);
       if (plan.graph) {
         clock.Mark("session plan");
-        p.proto.reset();
         VT_ASSIGN_OR_RETURN(auto s,
                             CreateTimed(std::move(m), load_opts, p.ext, std::move(phases),
                                         memo_files, &plan));

@@ -1,7 +1,5 @@
 #include "vtensor/runtime/session_plan.h"
 
-#include <google/protobuf/arena.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -181,7 +179,12 @@ PlanLookup LookupSessionPlan(const Model& source,
 
   const VerifyPolicy policy = opts.cache.verify;
   const std::string abi = "session-plan " + SessionPlanRuntimeVersion() + " " + plan.options();
-  const std::map<std::string, Tensor> sources = SourceTensors(*source.graph);
+  // A graph without nodes (the plan-first load's) holds its source tensors as its
+  // initializers: read in place, not copied.
+  std::map<std::string, Tensor> copied;
+  const std::map<std::string, Tensor>& sources =
+      source.graph->nodes.empty() ? source.graph->initializers
+                                  : (copied = SourceTensors(*source.graph));
   std::set<std::string> files;
   MemoKey key;
   std::string memo_path;
@@ -210,19 +213,10 @@ PlanLookup LookupSessionPlan(const Model& source,
     return miss({MissReason::kBadPlan, "graph_offset " + std::to_string(at) + " outside the " +
                                            std::to_string(bytes.size) + "-byte payload"}), out;
   const size_t graph_bytes = bytes.size - static_cast<size_t>(at);
-  // On an arena: the plan graph's thousands of small messages cost one allocation per block,
-  // and are freed at once when the graph has been read.
-  auto arena = std::make_shared<google::protobuf::Arena>();
-  auto* plan_graph = google::protobuf::Arena::CreateMessage<vtensor::PlanGraphProto>(arena.get());
-  if (graph_bytes > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !plan_graph->ParseFromArray(bytes.data + at, static_cast<int>(graph_bytes)))
-    return miss({MissReason::kBadPlan, "the payload's graph is not a PlanGraphProto"}), out;
-  const std::shared_ptr<const void> holder(arena, plan_graph);
   TensorContext ctx;
   ctx.file = source.path;
-  ctx.owner = holder;
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
-  auto g = GraphFromPlan(*plan_graph, sources, blobs, nullptr, ctx);
+  auto g = GraphFromPlan(bytes.data + at, graph_bytes, sources, blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
   out.graph = std::move(*g);
   out.binds_dim_params = plan.binds_dim_params();

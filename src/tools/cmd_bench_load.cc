@@ -84,6 +84,7 @@ struct ChildResult {
   int32_t verified = 0;    // hits hashed in this load
   int32_t memo = 0;        // hits skipped thanks to the memo
   int64_t hit_bytes = 0;   // sum of HIT payload_bytes
+  int64_t faults = 0;      // session rows: minor page faults of the loading thread
   // pack rows: one per weight form (type name), the forms' own pack functions timed alone
   struct PackStat {
     char form[64] = {};
@@ -342,9 +343,11 @@ void MeasureHash(const std::string& path, const Plan& plan, ChildResult* r) {
 
 // (c, d) Session::Load until it returns.
 void MeasureSession(const std::string& path, const SessionOptions& so, ChildResult* r) {
+  const int64_t faults0 = ThreadMinorFaults();
   const auto t0 = Clock::now();
   auto s = Session::Load(path, so);
   r->ms = Ms(Clock::now() - t0);
+  r->faults = ThreadMinorFaults() - faults0;
   if (!s.ok()) return SetError(r, s.status().message());
   RecordPhases((*s)->load_phases(), &r->phases);
   for (const auto& e : (*s)->cache_report()) {
@@ -620,7 +623,8 @@ void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults&
                             : 0.0;
     loads.push_back({{"name", row.name}, {"ms", row.r.ms}, {"entries", row.r.entries},
                      {"hits", row.r.hits}, {"verified", row.r.verified}, {"memo", row.r.memo},
-                     {"hit_bytes", row.r.hit_bytes}, {"vm_hwm_kb", row.r.hwm_kb},
+                     {"hit_bytes", row.r.hit_bytes}, {"faults", row.r.faults},
+                     {"vm_hwm_kb", row.r.hwm_kb},
                      {"vm_rss_kb", row.r.rss_kb},
                      {"vs_no_cache", Ratio(row.r.ms, row.base_ms)},
                      {"vs_hash", Ratio(row.r.ms, hash.ms)},
@@ -628,7 +632,9 @@ void PrintJson(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults&
     if (a.phases) {
       nlohmann::json ph = nlohmann::json::array();
       for (int i = 0; i < row.r.phases.count; ++i)
-        ph.push_back({{"name", row.r.phases.phases[i].name}, {"ms", row.r.phases.phases[i].ms}});
+        ph.push_back({{"name", row.r.phases.phases[i].name},
+                      {"ms", row.r.phases.phases[i].ms},
+                      {"faults", row.r.phases.phases[i].faults}});
       loads.back()["phases"] = ph;
     }
   }
@@ -672,23 +678,24 @@ void PrintTable(const BenchLoadArgs& a, const Plan& plan, const BenchLoadResults
   fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>10.2f}  source digest of every cached "
              "initializer, once\n",
              "hash", hash.ms, Ratio(hash.ms, miss.ms), 1.0, GBps(hash.bytes, hash.ms));
-  fmt::print("\n{:<16} {:>10} {:>9} {:>9} {:>12} {:>10} {:>10} {:>11} {:>9}\n", "session-ready",
-             "ms", "/no-cache", "/hash", "hits", "verified", "VmHWM MiB", "packed MiB",
-             "HWM/pack");
+  fmt::print("\n{:<16} {:>10} {:>9} {:>9} {:>8} {:>12} {:>10} {:>10} {:>11} {:>9}\n",
+             "session-ready", "ms", "/no-cache", "/hash", "faults", "hits", "verified",
+             "VmHWM MiB", "packed MiB", "HWM/pack");
   for (const Row& row : res.rows) {
     const ChildResult& r = row.r;
     const std::string hits = fmt::format("{}/{}", r.hits, r.entries);
     const std::string ver = r.hits == 0 ? "-" : r.memo ? fmt::format("memo {}", r.memo)
                                                         : fmt::format("{}", r.verified);
-    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f} {:>11.1f} {:>9}\n",
-               row.name, r.ms, Ratio(r.ms, row.base_ms), Ratio(r.ms, hash.ms), hits, ver,
+    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>8} {:>12} {:>10} {:>10.1f} {:>11.1f} {:>9}\n",
+               row.name, r.ms, Ratio(r.ms, row.base_ms), Ratio(r.ms, hash.ms), r.faults, hits, ver,
                r.hwm_kb / 1024.0, r.hit_bytes / 1048576.0,
                r.hit_bytes > 0 ? fmt::format("{:.2f}", r.hwm_kb * 1024.0 / r.hit_bytes) : "-");
   }
   const OrtResult& ort = res.ort;
   if (ort.ran)
-    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>12} {:>10} {:>10.1f}\n", "ort 1.30", ort.ms,
-               Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", ort.hwm_kb / 1024.0);
+    fmt::print("{:<16} {:>10.2f} {:>9.3f} {:>9.3f} {:>8} {:>12} {:>10} {:>10.1f}\n", "ort 1.30",
+               ort.ms, Ratio(ort.ms, miss.ms), Ratio(ort.ms, hash.ms), "-", "-", "-",
+               ort.hwm_kb / 1024.0);
   else
     fmt::print("ort 1.30: {}\n", ort.note);
   if (!res.packs.empty()) {

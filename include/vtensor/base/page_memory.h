@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace vt {
 
@@ -24,5 +25,9 @@ void FreeZeroedPages(void* p, size_t bytes);
 // (madvise MADV_POPULATE_READ, Linux 5.14) before a pass reads them all: one system call
 // instead of a fault per fault-around window. Best effort: a no-op where unsupported.
 void PrefaultMappedPages(const void* data, size_t n);
+
+// Minor page faults of the calling thread so far (getrusage RUSAGE_THREAD): each first touch
+// of a fresh or mapped page, the count a load's phases are steered by (LoadPhase::faults).
+int64_t ThreadMinorFaults();
 
 }  // namespace vt

@@ -35,6 +35,11 @@ namespace vt {
 
 // raw_data payloads of at least this many bytes are left in the file.
 inline constexpr size_t kElideMinBytes = 4096;
+// The same under SkeletonScope::kSources: a plan hit reads few of the source tensors (most
+// stand folded into the plan's own tensors: batch norms into convolutions, ...), so copying
+// each small one out of the file, twice (skeleton bytes, then the tensor), only costs fresh
+// pages; a view the session reads after all is aligned then (ImportOptions::keep_misaligned).
+inline constexpr size_t kSourcesElideMinBytes = 64;
 // Bytes of the token standing for an elided payload in the skeleton's raw_data.
 inline constexpr size_t kElidedTokenBytes = 16;
 

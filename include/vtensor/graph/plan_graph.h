@@ -9,6 +9,8 @@
 // written graph.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,12 +46,14 @@ struct PlanBlobs {
 void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source,
                  vtensor::PlanGraphProto* p, std::string* blobs = nullptr);
 
-// Reads a graph written by GraphToPlan. References resolve against `source` (SourceTensors of
-// the source graph); blob tensors are read from `blobs`, in place when 64-byte aligned, else
-// copied. Errors: InvalidArgument naming ctx.file, the graph and the field: a reference to a
+// Reads a graph written by GraphToPlan from the serialized PlanGraphProto [data, data + size),
+// in place: no plan messages are built (graph/plan_wire.h). References resolve against
+// `source` (SourceTensors of the source graph); blob tensors are read from `blobs`, in place
+// when 64-byte aligned, else copied. Errors: InvalidArgument naming ctx.file, the graph and
+// the field: bytes that are not the wire format of the plan messages, a reference to a
 // missing source tensor or one of another type or shape, a blob outside `blobs` or of another
 // size than its type, an unknown type or kind number, a tensor that does not parse.
-Expected<std::shared_ptr<Graph>> GraphFromPlan(const vtensor::PlanGraphProto& p,
+Expected<std::shared_ptr<Graph>> GraphFromPlan(const uint8_t* data, size_t size,
                                                const std::map<std::string, Tensor>& source,
                                                const PlanBlobs& blobs, const Graph* parent,
                                                const TensorContext& ctx);

@@ -78,10 +78,16 @@ struct SessionOptions {
   std::function<void(const std::string& line)> cache_warning = WriteCacheWarningToStderr;
 };
 
-// One step of session creation and its wall time, for `vtensor bench-load --phases`.
+// One step of session creation, its wall time and page faults, for `vtensor bench-load
+// --phases`.
 struct LoadPhase {
-  std::string name;  // "parse", "import", "pass constant-folding", "prepare", ...
-  double ms = 0;     // wall milliseconds
+  std::string name;    // "parse", "import", "pass constant-folding", "prepare", ...
+  double ms = 0;       // wall milliseconds
+  // Minor page faults of the loading thread in the step (getrusage RUSAGE_THREAD): where a
+  // fresh page's first touch is dear (a VM whose host backs each page on demand) they, more
+  // than the work, set a load's time (docs/benchmarks.md "Session-ready with a session
+  // plan"). File-backed pages (code, the mapped model) count too, at a fraction of the cost.
+  int64_t faults = 0;
 };
 
 class GraphRunner;

@@ -28,7 +28,8 @@ CodePageMode CodePageModeFrom(const char* value);
 // code (madvise MADV_POPULATE_READ; the pages come from the page cache, nothing is read twice)
 // and then reads one byte of each 4 KiB page, so that the hypervisor's shadow of each page exists
 // before a run executes it. About 6 ms of that thread's CPU time for vtensor's 9.7 MiB of code,
-// overlapping session creation; the caller pays the thread's start (tens of us). If the thread
+// overlapping session creation, at the lowest priority (nice 19: on a core the creating thread
+// wants it yields); the caller pays the thread's start (tens of us). If the thread
 // cannot be started the pages are populated on the calling thread, as kPopulate does.
 // Later calls return the first call's result at once; thread-safe. Returns false when nothing was
 // done: kOff, or a kernel without MADV_POPULATE_READ (before Linux 5.14) or without /proc.

@@ -1,5 +1,6 @@
 // `run --profile-ops FILE` / `bench --profile-ops FILE --top K`: a Chrome trace with one event
 // per node run, and the slowest op types (tools/op_trace.h).
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -120,6 +121,34 @@ TEST_F(ProfileOps, BenchFirstRunTableAndTrace) {
   const nlohmann::json p = nlohmann::json::parse(plain.output, nullptr, false);
   ASSERT_FALSE(p.is_discarded()) << plain.output;
   EXPECT_TRUE(p["first_run_op_types"].empty());
+}
+
+// first_run_peak_live_mib: the arena's live bytes at their peak in the first run, above those
+// live before it. y = Relu(Relu(x)), x float[64,64]: the intermediate and y (16 KiB each, arena
+// sized) are live together while the second Relu runs, and y stays live after it.
+TEST_F(ProfileOps, BenchFirstRunPeakOfLiveArenaBytes) {
+  if (const char* a = std::getenv("VTENSOR_HOST_ARENA"); a && (std::string(a) == "off" || std::string(a) == "0"))
+    GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
+  onnx::ModelProto m = AddModel();
+  auto* g = m.mutable_graph();
+  g->clear_input();
+  g->clear_output();
+  g->clear_initializer();
+  g->clear_node();
+  AddFloatIO(g->add_input(), "x", {64, 64});
+  AddFloatIO(g->add_output(), "y", {64, 64});
+  for (const auto& [in, out] : {std::pair{"x", "h"}, std::pair{"h", "y"}}) {
+    auto* n = g->add_node();
+    n->set_op_type("Relu");
+    n->add_input(in);
+    n->add_output(out);
+  }
+  auto r = Vtensor({"bench", WriteModel(m), "--runs", "1", "--json"});
+  const nlohmann::json b = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << r.output;
+  const double live = b["first_run_peak_live_mib"].get<double>() * (1 << 20);
+  EXPECT_GE(live, 2 * 64 * 64 * 4);
+  EXPECT_LT(live, 1 << 20) << "no other arena-sized buffer in this run";
 }
 
 }  // namespace

@@ -63,7 +63,10 @@ void* TouchPages(void* arg) {
   // Lowest priority (Linux: per thread): on a core the creating thread also wants, it yields;
   // on an idle core it runs at full speed.
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
-  Populate(t->lo, t->hi);  // one guest fault per page saved; reading them also works without
+  // No MADV_POPULATE_READ here: it holds the address-space lock for its whole range, and a
+  // thread at nice 19 preempted inside it stalls the creating thread's mmap calls (session
+  // creation took 4 ms longer on a loaded VM). A read faults the guest page (and its neighbours)
+  // in under a per-VMA lock, briefly.
   unsigned sum = 0;
   for (uintptr_t p = t->lo; p < t->hi; p += kPage) {
     sum += *reinterpret_cast<const volatile unsigned char*>(p);

@@ -18,16 +18,16 @@ namespace vt {
 enum class CodePageMode {
   kOff,       // "off" or "0": pages fault in as the code first runs
   kPopulate,  // "populate": mapped (MADV_POPULATE_READ) on the calling thread, about 0.6 ms
-  kTouch,     // unset or anything else: mapped and read by a background thread (below)
+  kTouch,     // unset or anything else: read by a background thread (below)
 };
 // The mode that `value` (VTENSOR_CODE_PAGES's value, null when unset) names.
 CodePageMode CodePageModeFrom(const char* value);
 
 // Once per process, by the mode VTENSOR_CODE_PAGES names (read at the first call): kTouch starts
-// a detached background thread that maps every page of the executable mapping holding vtensor's
-// code (madvise MADV_POPULATE_READ; the pages come from the page cache, nothing is read twice)
-// and then reads one byte of each 4 KiB page, so that the hypervisor's shadow of each page exists
-// before a run executes it. About 6 ms of that thread's CPU time for vtensor's 9.7 MiB of code,
+// a detached background thread that reads one byte of each 4 KiB page of the executable mapping
+// holding vtensor's code (the pages come from the page cache, nothing is read twice; each read
+// maps the page into the process and makes the hypervisor's shadow of it), so that both costs
+// are paid before a run executes the page. About 6 ms of that thread's CPU time for vtensor's 9.7 MiB of code,
 // overlapping session creation, at the lowest priority (nice 19: on a core the creating thread
 // wants it yields); the caller pays the thread's start (tens of us). If the thread
 // cannot be started the pages are populated on the calling thread, as kPopulate does.

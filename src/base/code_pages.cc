@@ -3,8 +3,6 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -60,13 +58,12 @@ bool Populate(uintptr_t lo, uintptr_t hi) {
 
 void* TouchPages(void* arg) {
   auto* t = static_cast<Touch*>(arg);
-  // Lowest priority (Linux: per thread): on a core the creating thread also wants, it yields;
-  // on an idle core it runs at full speed.
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
-  // No MADV_POPULATE_READ here: it holds the address-space lock for its whole range, and a
-  // thread at nice 19 preempted inside it stalls the creating thread's mmap calls (session
-  // creation took 4 ms longer on a loaded VM). A read faults the guest page (and its neighbours)
-  // in under a per-VMA lock, briefly.
+  // No MADV_POPULATE_READ here: it holds the address-space lock for its whole range, and this
+  // thread preempted inside it stalls the creating thread's mmap calls (session creation took 4
+  // ms longer on a loaded VM). A read faults the guest page (and its neighbours) in under a
+  // per-VMA lock, briefly. Normal priority: at nice 19 on a loaded machine it was still reading
+  // during the first runs, whose own page accesses then waited on it (Silero v5 steady runs 4%
+  // slower, first run 0.4 against 0.3 ms).
   unsigned sum = 0;
   for (uintptr_t p = t->lo; p < t->hi; p += kPage) {
     sum += *reinterpret_cast<const volatile unsigned char*>(p);

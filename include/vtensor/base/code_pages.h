@@ -28,8 +28,9 @@ CodePageMode CodePageModeFrom(const char* value);
 // holding vtensor's code (the pages come from the page cache, nothing is read twice; each read
 // maps the page into the process and makes the hypervisor's shadow of it), so that both costs
 // are paid before a run executes the page. About 6 ms of that thread's CPU time for vtensor's 9.7 MiB of code,
-// overlapping session creation, at the lowest priority (nice 19: on a core the creating thread
-// wants it yields); the caller pays the thread's start (tens of us). If the thread
+// overlapping session creation on another core when one is idle (where none is, it shares the
+// creating thread's: a few ms more of creation); the caller pays the thread's start (tens of
+// us). If the thread
 // cannot be started the pages are populated on the calling thread, as kPopulate does.
 // Later calls return the first call's result at once; thread-safe. Returns false when nothing was
 // done: kOff, or a kernel without MADV_POPULATE_READ (before Linux 5.14) or without /proc.

@@ -23,7 +23,9 @@ set_target_properties(vtensor_shared PROPERTIES
 target_link_libraries(vtensor_shared PRIVATE onnx onnx_proto protobuf::libprotobuf
                       ${CMAKE_DL_LIBS} ${XXHASH_LIBRARY}
                       OpenMP::OpenMP_CXX fmt::fmt)
-target_link_options(vtensor_shared PRIVATE -Wl,--no-undefined)
+# -z nodelete: dlclose never unmaps it, so the thread that reads its code pages in the
+# background (base/code_pages.h) never runs on unmapped code.
+target_link_options(vtensor_shared PRIVATE -Wl,--no-undefined -Wl,-z,nodelete)
 # In the build tree (examples/) it is used like the installed library: public headers only.
 target_include_directories(vtensor_shared INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/proto>)

@@ -100,7 +100,16 @@ for ((p = 1; p <= PROCS; ++p)); do
   for case in "${CASES[@]}"; do
     model="$CACHE/$case/model.onnx"
     data="$ROOT/tests/data/refcases/$case/test_data_set_0"
-    for side in "${SIDES[@]}"; do
+    # The sides' order changes with the process number (rotated, and reversed on even ones: all
+    # six orders of three sides over six processes): a first run that follows a process which
+    # freed much memory finds more of its fresh memory taken back by the host (docs/benchmarks.md,
+    # "Where the first run's time goes: code pages"), so no side may always follow the same one.
+    order=()
+    n=${#SIDES[@]}
+    for ((i = 0; i < n; ++i)); do
+      if ((p % 2)); then order+=("${SIDES[(i + p) % n]}"); else order+=("${SIDES[(n - 1 - i + p) % n]}"); fi
+    done
+    for side in "${order[@]}"; do
       out="$(run_side "$side" "$model" "$data" "${N[$case]}")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
       for k in "${KEYS[@]}"; do V[$case,$side,$k]+=" $(sed -n "s/^$k: *//p" <<<"$out")"; done
     done

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace vt {
 namespace {
@@ -32,15 +35,36 @@ bool MappingSizeAndRss(uintptr_t addr, long* size_kb, long* rss_kb) {
   return found && *size_kb >= 0 && *rss_kb >= 0;
 }
 
-// After the call every page of the code mapping is mapped into the process: code reached for
-// the first time later takes no page fault.
-TEST(CodePagesTest, WholeCodeMappingIsResident) {
-  if (!FaultInOwnCode()) GTEST_SKIP() << "MADV_POPULATE_READ not available";
+TEST(CodePagesTest, ModeFromEnvironmentValue) {
+  EXPECT_EQ(CodePageModeFrom(nullptr), CodePageMode::kTouch);
+  EXPECT_EQ(CodePageModeFrom("touch"), CodePageMode::kTouch);
+  EXPECT_EQ(CodePageModeFrom(""), CodePageMode::kTouch);
+  EXPECT_EQ(CodePageModeFrom("off"), CodePageMode::kOff);
+  EXPECT_EQ(CodePageModeFrom("0"), CodePageMode::kOff);
+  EXPECT_EQ(CodePageModeFrom("populate"), CodePageMode::kPopulate);
+}
+
+// Default mode: the background thread reads every page of the code mapping, and when it is done
+// every page is resident: code reached for the first time later takes no page fault.
+TEST(CodePagesTest, BackgroundThreadReadsWholeCodeMapping) {
+  if (CodePageModeFrom(std::getenv("VTENSOR_CODE_PAGES")) != CodePageMode::kTouch)
+    GTEST_SKIP() << "VTENSOR_CODE_PAGES selects another mode";
+  ASSERT_TRUE(FaultInOwnCode());
   long size_kb = 0, rss_kb = 0;
   ASSERT_TRUE(MappingSizeAndRss(reinterpret_cast<uintptr_t>(&FaultInOwnCode), &size_kb, &rss_kb));
-  EXPECT_GT(size_kb, 0);
+  OwnCodeProgress p = GetOwnCodeProgress();
+  EXPECT_EQ(p.pages, static_cast<size_t>(size_kb / 4));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!p.done && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    p = GetOwnCodeProgress();
+  }
+  ASSERT_TRUE(p.done);
+  EXPECT_EQ(p.touched, p.pages);
+  ASSERT_TRUE(MappingSizeAndRss(reinterpret_cast<uintptr_t>(&FaultInOwnCode), &size_kb, &rss_kb));
   EXPECT_EQ(rss_kb, size_kb);
   EXPECT_TRUE(FaultInOwnCode()) << "later calls report the first call's result";
+  EXPECT_EQ(GetOwnCodeProgress().pages, p.pages) << "no second thread";
 }
 
 }  // namespace

@@ -93,6 +93,11 @@ class Arena {
     return r != nullptr ? TakeFrom(*r, n) : nullptr;
   }
 
+  void ResetPeak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    counts_.peak_live_bytes = counts_.live_bytes;
+  }
+
   void Free(void* p, size_t bytes) {
     const size_t n = HostAllocBlockBytes(bytes);
     const auto a = reinterpret_cast<uintptr_t>(p);
@@ -101,6 +106,7 @@ class Arena {
                           [a](const Region& x) { return x.Holds(a); });
     if (r == regions_.end()) return;  // not from this arena: a caller bug, nothing to free
     r->Give(a, n);
+    counts_.live_bytes -= n;
     if (r->live == 0 && CachedBytes() > kMaxCachedBytes) {
       ::munmap(reinterpret_cast<void*>(r->base), r->len);
       regions_.erase(r);
@@ -125,6 +131,8 @@ class Arena {
     const uintptr_t p = r.Take(n);
     if (p == 0) return nullptr;
     ++(r.TouchedBytes() > touched ? counts_.fresh_blocks : counts_.reused_blocks);
+    counts_.live_bytes += n;
+    counts_.peak_live_bytes = std::max(counts_.peak_live_bytes, counts_.live_bytes);
     return reinterpret_cast<void*>(p);
   }
 
@@ -153,7 +161,7 @@ class Arena {
 
   std::mutex mu_;
   std::deque<Region> regions_;  // oldest first: lower regions are filled before later ones
-  HostMemoryStats counts_;  // fresh_blocks and reused_blocks; Stats() adds the rest
+  HostMemoryStats counts_;  // block counts and live bytes; Stats() adds the rest
 };
 
 // Never destroyed: tensors may be freed by static destructors after main returns.
@@ -192,6 +200,10 @@ HostMemoryStats GetHostMemoryStats() {
     return s;
   }
   return TheArena().Stats();
+}
+
+void ResetHostMemoryPeak() {
+  if (HostArenaEnabled()) TheArena().ResetPeak();
 }
 
 }  // namespace vt

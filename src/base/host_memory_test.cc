@@ -112,6 +112,28 @@ TEST(HostMemoryTest, TouchedMemoryFollowsThePeakOfLiveBytes) {
   HostFree(w, 24 * kMiB);
 }
 
+// live_bytes counts blocks handed out and not freed; peak_live_bytes their highest sum since
+// ResetHostMemoryPeak.
+TEST(HostMemoryTest, LiveBytesAndTheirPeak) {
+  if (!HostArenaEnabled()) GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
+  const uint64_t live0 = GetHostMemoryStats().live_bytes;
+  ResetHostMemoryPeak();
+  EXPECT_EQ(GetHostMemoryStats().peak_live_bytes, live0);
+  void* x = HostAlloc(3 * kMiB);
+  void* y = HostAlloc(5000);  // 5056 bytes: a block is its request rounded to 64
+  EXPECT_EQ(GetHostMemoryStats().live_bytes, live0 + 3 * kMiB + 5056);
+  HostFree(x, 3 * kMiB);
+  void* z = HostAlloc(kMiB);
+  HostMemoryStats s = GetHostMemoryStats();
+  EXPECT_EQ(s.live_bytes, live0 + kMiB + 5056);
+  EXPECT_EQ(s.peak_live_bytes, live0 + 3 * kMiB + 5056);
+  ResetHostMemoryPeak();
+  EXPECT_EQ(GetHostMemoryStats().peak_live_bytes, live0 + kMiB + 5056);
+  HostFree(y, 5000);
+  HostFree(z, kMiB);
+  EXPECT_EQ(GetHostMemoryStats().live_bytes, live0);
+}
+
 // Blocks beyond a region's reserve get their own mapping; once the freed bytes kept exceed the
 // cap (1 GiB), a region with no live block goes back to the system. Never touched here, so
 // these reservations cost address space only.

@@ -9,6 +9,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "exec/graph_runner.h"
+#include "exec/thread_team.h"
 #include "vtensor/base/code_pages.h"
 #include "vtensor/base/page_memory.h"
 #include "vtensor/passes/pass.h"
@@ -116,8 +117,12 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   if (!opts.prepare_only && !IsaSupported(opts.isa))
     return InvalidArgument(std::string("kernel architecture ") + IsaArchitecture(opts.isa) +
                            " is not supported by this CPU");
-  // The first run's code faults are taken here instead (base/code_pages.h).
-  if (!opts.prepare_only) FaultInOwnCode();
+  // The first run's code faults are taken here instead (base/code_pages.h), and the calling
+  // thread's OpenMP team is started (exec/thread_team.h).
+  if (!opts.prepare_only) {
+    FaultInOwnCode();
+    StartThreadTeam(opts.threads);
+  }
   clock.Mark("code pages");
   auto s = std::unique_ptr<Session>(new Session());
   s->model_ = std::move(model);

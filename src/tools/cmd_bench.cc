@@ -13,7 +13,9 @@
 // run_page_faults count the process's page faults (minor and major) in the first run and in all
 // timed runs together; first_run_sys_ms is the kernel's share of first_run_cpu_ms (page faults,
 // zeroing fresh pages, system calls) and first_run_fresh_mib the host memory it touched
-// (base/host_memory.h: fresh memory, whose first touch the system time pays). With --top K the first run is profiled too and a second
+// (base/host_memory.h: fresh memory, whose first touch the system time pays);
+// first_run_peak_live_mib is the first run's peak of live arena bytes above those live before it
+// (the buffers live at once: what the arena's placement cannot go below). With --top K the first run is profiled too and a second
 // table says which op types took longer in it than in the timed runs (tools/op_trace.h);
 // --profile-first FILE writes the first run's per-node trace.
 #include <fmt/core.h>
@@ -71,7 +73,9 @@ int BenchCommand(const BenchArgs& a) {
   // --top / --profile-first: the first run records its nodes as well.
   OpProfile first_profile;
   OpProfile* first_prof = a.top > 0 || !a.profile_first.empty() ? &first_profile : nullptr;
-  const uint64_t touched0 = GetHostMemoryStats().touched_bytes;
+  ResetHostMemoryPeak();
+  const HostMemoryStats mem0 = GetHostMemoryStats();
+  const uint64_t touched0 = mem0.touched_bytes;
   const int64_t faults0 = PageFaults();
   const double fc = ThreadCpuMs(), fs = ThreadSysMs();
   const auto f0 = Clock::now();
@@ -79,8 +83,10 @@ int BenchCommand(const BenchArgs& a) {
   const double first_ms = ms(Clock::now() - f0);
   const double first_cpu_ms = ThreadCpuMs() - fc, first_sys_ms = ThreadSysMs() - fs;
   const int64_t first_faults = PageFaults() - faults0;
-  const double first_fresh_mib =
-      static_cast<double>(GetHostMemoryStats().touched_bytes - touched0) / (1 << 20);
+  const HostMemoryStats mem1 = GetHostMemoryStats();
+  const double first_fresh_mib = static_cast<double>(mem1.touched_bytes - touched0) / (1 << 20);
+  const double first_peak_live_mib =
+      static_cast<double>(mem1.peak_live_bytes - mem0.live_bytes) / (1 << 20);
   const char* start_clock = "";
   const double first_result_ms = MsSinceProcessStart(&start_clock);
   const double first_result_cpu_ms = ProcessCpuMs();
@@ -125,6 +131,7 @@ int BenchCommand(const BenchArgs& a) {
                {"min_ms", times.front()}, {"mean_ms", mean}, {"first_run_cpu_ms", first_cpu_ms},
                {"median_cpu_ms", cpu[cpu.size() / 2]}, {"first_run_sys_ms", first_sys_ms},
                {"first_run_fresh_mib", first_fresh_mib},
+               {"first_run_peak_live_mib", first_peak_live_mib},
                {"first_run_page_faults", first_faults}, {"run_page_faults", PageFaults() - faults1},
                {"top_op_types", TopJson(profile, a.top, sum)},
                {"first_run_op_types", FirstRunJson(first_profile, profile, runs, a.top)}});
@@ -135,12 +142,13 @@ int BenchCommand(const BenchArgs& a) {
              "median_ms: {:.4f}\n"
              "p50_ms: {:.4f}\np90_ms: {:.4f}\np99_ms: {:.4f}\nmin_ms: {:.4f}\nmean_ms: {:.4f}\n"
              "first_run_cpu_ms: {:.4f}\nmedian_cpu_ms: {:.4f}\nfirst_run_sys_ms: {:.4f}\n"
-             "first_run_fresh_mib: {:.2f}\n"
+             "first_run_fresh_mib: {:.2f}\nfirst_run_peak_live_mib: {:.2f}\n"
              "first_run_page_faults: {}\nrun_page_faults: {}\n",
              a.model, a.threads, ms(t1 - t0), first_ms, first_result_ms, first_result_cpu_ms,
              start_clock, times.size(),
              median, pct(0.5), pct(0.9), pct(0.99), times.front(), mean, first_cpu_ms,
-             cpu[cpu.size() / 2], first_sys_ms, first_fresh_mib, first_faults, PageFaults() - faults1);
+             cpu[cpu.size() / 2], first_sys_ms, first_fresh_mib, first_peak_live_mib, first_faults,
+             PageFaults() - faults1);
   if (a.top > 0) {
     fmt::print("{}", FormatTopOpTypes(profile.events(), a.top, runs, sum));
     fmt::print("{}", FormatFirstRunOpTypes(first_profile.events(), profile.events(), runs, a.top,

@@ -1,5 +1,6 @@
 // `run --profile-ops FILE` / `bench --profile-ops FILE --top K`: a Chrome trace with one event
 // per node run, and the slowest op types (tools/op_trace.h).
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -120,6 +121,37 @@ TEST_F(ProfileOps, BenchFirstRunTableAndTrace) {
   const nlohmann::json p = nlohmann::json::parse(plain.output, nullptr, false);
   ASSERT_FALSE(p.is_discarded()) << plain.output;
   EXPECT_TRUE(p["first_run_op_types"].empty());
+}
+
+// first_run_peak_live_mib: the arena's live bytes at their peak in the first run, above those
+// live before it. y = Add(Relu(x), Relu(x)), x float[64,64]: the two Relu outputs (16 KiB each,
+// arena sized) are live together when Add runs, which writes y over one of them.
+TEST_F(ProfileOps, BenchFirstRunPeakOfLiveArenaBytes) {
+  if (const char* a = std::getenv("VTENSOR_HOST_ARENA"); a && (std::string(a) == "off" || std::string(a) == "0"))
+    GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
+  onnx::ModelProto m = AddModel();
+  auto* g = m.mutable_graph();
+  g->clear_input();
+  g->clear_output();
+  g->clear_initializer();
+  g->clear_node();
+  AddFloatIO(g->add_input(), "x", {64, 64});
+  AddFloatIO(g->add_output(), "y", {64, 64});
+  auto node = [&](const char* op, const std::vector<const char*>& in, const char* out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    for (const char* i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Relu", {"x"}, "h1");
+  node("Relu", {"x"}, "h2");
+  node("Add", {"h1", "h2"}, "y");
+  auto r = Vtensor({"bench", WriteModel(m), "--runs", "1", "--json"});
+  const nlohmann::json b = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_FALSE(b.is_discarded()) << r.output;
+  const double live = b["first_run_peak_live_mib"].get<double>() * (1 << 20);
+  EXPECT_GE(live, 2 * 64 * 64 * 4);
+  EXPECT_LT(live, 1 << 20) << "no other arena-sized buffer in this run";
 }
 
 }  // namespace

@@ -46,8 +46,15 @@ struct HostMemoryStats {
   uint64_t cached_bytes = 0;   // touched bytes outside live blocks, kept for reuse
   uint64_t fresh_blocks = 0;   // blocks that touched pages no block had used before
   uint64_t reused_blocks = 0;  // blocks entirely within touched pages
+  uint64_t live_bytes = 0;     // bytes in blocks handed out and not yet freed
+  // Highest live_bytes since the last ResetHostMemoryPeak (or since the start): against the
+  // growth of touched_bytes over the same span it says how much of the fresh memory the
+  // arena's placement cost beyond the buffers live at once.
+  uint64_t peak_live_bytes = 0;
   bool enabled = true;        // false under VTENSOR_HOST_ARENA=off
 };
 HostMemoryStats GetHostMemoryStats();
+// Restarts peak_live_bytes from the present live_bytes. Thread-safe.
+void ResetHostMemoryPeak();
 
 }  // namespace vt

@@ -455,6 +455,10 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   // the model never names missing bytes: a kill at any point leaves no partial file, and only
   // one between the two renames leaves OUT.vtpack without OUT.
   VT_ASSIGN_OR_RETURN(std::string bytes, SerializeCompiledModel(cm));
+  // The plans' source lists name byte ranges of these very bytes.
+  if (bytes.compare(0, st.model_bytes.size(), st.model_bytes) != 0)
+    return Internal(out_path + ": the model's bytes differ from those the session plans' source "
+                               "lists were made for");
   VT_ASSIGN_OR_RETURN(auto model_file, TempFile::Create(out_path));
   VT_RETURN_IF_ERROR(model_file->Write(bytes.data(), bytes.size()));
   if (st.writer) VT_RETURN_IF_ERROR(st.writer->Commit());

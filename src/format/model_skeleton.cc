@@ -185,7 +185,8 @@ class Scanner {
                        std::string* location);
   // The tensors of a `kind` message left out of the skeleton, for data_files_ only.
   Status Collect(Msg kind, const uint8_t* b, const uint8_t* e, const Frame& at, int depth);
-  // SkeletonScope::kSources: whether field `f` of the main graph is left out of the skeleton.
+  // SkeletonScope kSources and kModel: whether field `f` of the main graph is left out of the
+  // skeleton.
   Expected<bool> LeftOut(const Field& f, const Frame& at);
 
   const uint8_t* file_;
@@ -330,9 +331,12 @@ Status Scanner::RewriteTensor(const uint8_t* b, const uint8_t* e, const Frame& a
 }
 
 Expected<bool> Scanner::LeftOut(const Field& f, const Frame& at) {
-  constexpr uint32_t kNode = 1, kValueInfo = 13, kOpType = 4, kDomain = 7;
+  constexpr uint32_t kNode = 1, kInitializer = 5, kValueInfo = 13, kSparseInitializer = 15,
+                     kOpType = 4, kDomain = 7;
   if (f.wire != kLen) return false;
   if (f.number == kValueInfo) return true;
+  if (scope_ == SkeletonScope::kModel)
+    return f.number == kNode || f.number == kInitializer || f.number == kSparseInitializer;
   if (f.number != kNode) return false;
   // Kept: a Constant of the default domain (a source tensor's holder), and every node of
   // another domain (a call of a local function, which the import inlines, its Constant nodes
@@ -368,7 +372,7 @@ Status Scanner::Rewrite(Msg kind, const uint8_t* b, const uint8_t* e, const Fram
       else extension_.append(reinterpret_cast<const char*>(f.begin), static_cast<size_t>(f.end - f.begin));
       continue;
     }
-    if (kind == Msg::kGraph && depth == 1 && scope_ == SkeletonScope::kSources) {
+    if (kind == Msg::kGraph && depth == 1 && scope_ != SkeletonScope::kWhole) {
       VT_ASSIGN_OR_RETURN(const bool left_out, LeftOut(f, at));
       if (needs_full_parse_) return Status::Ok();
       if (left_out) {
@@ -466,6 +470,37 @@ bool HasSessionPlans(const MappedFile& file) {
     p += skip;
   }
   return false;
+}
+
+Expected<SourceSpans> SourcePayloadSpans(const uint8_t* data, size_t size,
+                                         const std::string& path) {
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": model protobuf larger than 2 GiB; use external data");
+  ElidedPayloads table(nullptr);
+  Scanner scan(data, &table, SkeletonScope::kSources, ExternalDataDir(path));
+  std::string skeleton;
+  const Status st = scan.Rewrite(Msg::kModel, data, data + size, Frame{}, 0, &skeleton);
+  if (!st.ok()) return InvalidArgument(NotAModel(path) + ": " + st.message());
+  SourceSpans out;
+  if (scan.needs_full_parse()) return out;
+  onnx::ModelProto m;
+  if (!m.ParseFromString(skeleton)) return InvalidArgument(NotAModel(path));
+  // As the importer names them (graph/plan_graph.h SourceTensors): initializers first.
+  auto add = [&](const std::string& name, const onnx::TensorProto& t) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      out.external.insert(name);
+      return;
+    }
+    if (const ElidedPayloads::Span* span = table.Find(t.raw_data())) out.in_file.emplace(name, *span);
+  };
+  for (const auto& t : m.graph().initializer()) add(t.name(), t);
+  for (const auto& n : m.graph().node()) {
+    const bool constant = n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx");
+    if (!constant || n.output_size() != 1) continue;
+    for (const auto& a : n.attribute())
+      if (a.name() == "value" && a.has_t()) add(n.output(0), a.t());
+  }
+  return out;
 }
 
 Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,

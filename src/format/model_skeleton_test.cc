@@ -234,6 +234,58 @@ TEST_F(ModelSkeletonTest, SourcesScopeKeepsTheSourceTensorsOnly) {
   EXPECT_FALSE(ParseModelSkeleton(*bad_file, bad, false, SkeletonScope::kSources).ok());
 }
 
+TEST_F(ModelSkeletonTest, ModelScopeKeepsNoTensorsAndTheSameFiles) {
+  onnx::ModelProto full = Model();
+  full.mutable_graph()->add_input()->set_name("cond");
+  full.mutable_graph()->set_doc_string("doc");
+  const std::string path = Write(full.SerializeAsString());
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  auto sources = ParseModelSkeleton(*file, path, false, SkeletonScope::kSources);
+  auto model = ParseModelSkeleton(*file, path, false, SkeletonScope::kModel);
+  ASSERT_TRUE(sources.ok() && model.ok()) << model.status().message();
+  const onnx::GraphProto& g = model->proto->graph();
+  EXPECT_EQ(g.node_size(), 0);
+  EXPECT_EQ(g.initializer_size(), 0);
+  EXPECT_EQ(g.sparse_initializer_size(), 0);
+  EXPECT_EQ(g.name(), "main");
+  EXPECT_EQ(g.doc_string(), "doc");
+  EXPECT_EQ(g.input_size(), 1);
+  EXPECT_EQ(model->proto->opset_import_size(), 1);
+  EXPECT_EQ(model->proto->ir_version(), 8);
+  // The external data files of the tensors it leaves out are listed all the same.
+  ASSERT_TRUE(model->external_data_files && sources->external_data_files);
+  EXPECT_EQ(*model->external_data_files, *sources->external_data_files);
+  EXPECT_EQ(model->external_data_files->size(), 1u);
+}
+
+// The spans name the raw_data of the main graph's source tensors from kSourcesElideMinBytes
+// on: an initializer's and a Constant value's (named after the node's output), not a
+// subgraph's or a function's; external ones are listed apart.
+TEST_F(ModelSkeletonTest, SourcePayloadSpansNameTheRawDataInTheBytes) {
+  onnx::ModelProto full = Model();
+  *full.mutable_graph()->add_initializer() = RawFloats("tiny", 2, 1.0f);  // 8 bytes: none
+  const std::string bytes = full.SerializeAsString();
+  auto spans = SourcePayloadSpans(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "m.onnx");
+  ASSERT_TRUE(spans.ok()) << spans.status().message();
+  std::set<std::string> names;
+  for (const auto& [name, span] : spans->in_file) names.insert(name);
+  EXPECT_EQ(names, (std::set<std::string>{"c", "w_odd"}));  // "b": 12 bytes
+  for (const auto& [name, t] : std::map<std::string, onnx::TensorProto>{
+           {"w_odd", RawFloats("w_odd", 1100, 0.25f)}, {"c", RawFloats("c", 2000, 100.0f)}}) {
+    const ElidedPayloads::Span& span = spans->in_file.at(name);
+    ASSERT_EQ(span.length, t.raw_data().size());
+    ASSERT_LE(span.offset + span.length, bytes.size());
+    EXPECT_EQ(bytes.compare(span.offset, span.length, t.raw_data()), 0) << name;
+  }
+  EXPECT_EQ(spans->external, (std::set<std::string>{"ext"}));
+  // Bytes that are no ModelProto: an error naming the path.
+  const std::string bad = bytes.substr(0, bytes.size() / 2);
+  auto cut = SourcePayloadSpans(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), "m.onnx");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("m.onnx"), std::string::npos);
+}
+
 // Payloads from kSourcesElideMinBytes on stay in the file under SkeletonScope::kSources (a
 // plan hit reads few of them); the whole scope copies those under kElideMinBytes.
 TEST_F(ModelSkeletonTest, SourcesScopeLeavesSmallPayloadsInTheFile) {

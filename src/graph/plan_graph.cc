@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "graph/plan_wire.h"
 
@@ -20,6 +21,7 @@ struct WriteMode {
   const std::map<std::string, Tensor>* source = nullptr;  // equal ones become references
   bool structure_only = false;                            // every one a reference
   std::string* blobs = nullptr;  // large tensors' bytes appended here (64-aligned)
+  std::set<std::string>* referred = nullptr;  // the source tensors written as references
 };
 
 void TypeToPlan(const TypeInfo& t, vtensor::PlanTypeProto* p) {
@@ -97,7 +99,9 @@ bool Refers(const WriteMode& mode, const std::string& key, const Tensor& t) {
   if (mode.structure_only) return true;
   if (mode.source == nullptr) return false;
   auto it = mode.source->find(key);
-  return it != mode.source->end() && SameTensor(it->second, t);
+  const bool refers = it != mode.source->end() && SameTensor(it->second, t);
+  if (refers && mode.referred != nullptr) mode.referred->insert(key);
+  return refers;
 }
 
 void AttributeToPlan(const Attribute& a, const WriteMode& mode, vtensor::PlanAttributeProto* p) {
@@ -353,7 +357,8 @@ Expected<Tensor> BlobTensor(const PlanTensor& p, const ReadCtx& r) {
                            ") is not the " + std::to_string(want) + " bytes of its type inside " +
                            std::to_string(r.blobs.size) + " bytes of tensor data");
   const uint8_t* at = r.blobs.data + off;
-  if (reinterpret_cast<uintptr_t>(at) % kPlanBlobAlign == 0 && r.blobs.keep_alive) {
+  const bool aligned = reinterpret_cast<uintptr_t>(at) % kPlanBlobAlign == 0;
+  if ((aligned || r.blobs.borrow_misaligned) && r.blobs.keep_alive) {
     auto st = Storage::Borrow(at, want, r.blobs.keep_alive, /*read_only=*/true);
     Tensor t(dt, Layout::Contiguous(p.dims), st);
     t.set_name(p.name);
@@ -583,11 +588,32 @@ std::map<std::string, Tensor> SourceTensors(const Graph& g) {
 }
 
 void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source, PG* p,
-                 std::string* blobs) {
+                 std::string* blobs, std::set<std::string>* referred) {
   WriteMode mode;
   mode.source = source;
   mode.blobs = blobs;
+  mode.referred = referred;
   GraphToPlanImpl(g, mode, true, p);
+}
+
+void SourcesToPlan(const std::map<std::string, Tensor>& tensors,
+                   const std::map<std::string, PlanFileSpan>& in_file, PG* p) {
+  p->set_name("sources");
+  for (const auto& [name, t] : tensors) {
+    auto* pt = p->add_initializer();
+    auto span = in_file.find(name);
+    const bool ranged = span != in_file.end() && t.dtype() != DType::kString &&
+                        DTypeSize(t.dtype()) > 0 && span->second.length == t.nbytes();
+    if (!ranged) {
+      StoreTensor(t, name, pt);
+      continue;
+    }
+    pt->set_name(name);
+    pt->mutable_blob()->set_offset(static_cast<int64_t>(span->second.offset));
+    pt->mutable_blob()->set_length(static_cast<int64_t>(span->second.length));
+    pt->set_elem(static_cast<int32_t>(t.dtype()));
+    for (int64_t d : t.shape()) pt->add_dims(d);
+  }
 }
 
 Expected<std::shared_ptr<Graph>> GraphFromPlan(const uint8_t* data, size_t size,

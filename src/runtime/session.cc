@@ -197,11 +197,13 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
   // A session plan the memo vouches for needs, of the source graph, only the tensors it refers
   // to: the other nodes are neither parsed nor imported (docs/compiled-tensors.md "Loading
   // rules"). Where the plan then does not hit, the whole model is parsed after all.
-  const bool plan_first = load_opts.cache.enabled &&
-                          load_opts.cache.verify == VerifyPolicy::kMemo && HasSessionPlans(*file);
+  bool plan_first = load_opts.cache.enabled &&
+                    load_opts.cache.verify == VerifyPolicy::kMemo && HasSessionPlans(*file);
+  // A plan that lists its source tensors' places needs no graph at all: the model-level
+  // fields first.
   VT_ASSIGN_OR_RETURN(ModelSkeleton p,
                       ParseModelSkeleton(file, path, true,
-                                         plan_first ? SkeletonScope::kSources : SkeletonScope::kWhole));
+                                         plan_first ? SkeletonScope::kModel : SkeletonScope::kWhole));
   clock.Mark("parse");
   // What the memos key on (runtime/session_plan.h).
   std::optional<std::set<std::string>> memo_files = MemoSourceFiles(path, p.external_data_files);
@@ -215,6 +217,37 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
     if (!s->extension_error_.empty()) s->WarnCacheMisses();
     return s;
   };
+  if (plan_first && p.ext != nullptr && p.ext->session_plans_size() > 0) {
+    ImportOptions model_only = io;
+    model_only.elided = p.elided;
+    model_only.sources_only = true;
+    VT_ASSIGN_OR_RETURN(Model m, ImportModel(*p.proto, path, model_only));
+    p.proto.reset();
+    clock.Mark("import model");
+    PlanLookup plan =
+        LookupSessionPlan(m, p.ext, load_opts, memo_files, /*sources_only=*/true, file);
+    if (plan.graph) {
+      clock.Mark("session plan");
+      VT_ASSIGN_OR_RETURN(auto s, CreateTimed(std::move(m), load_opts, p.ext, std::move(phases),
+                                              memo_files, &plan));
+      return finish(std::move(s));
+    }
+    if (!plan.wants_sources) {
+      VT_ASSIGN_OR_RETURN(ModelSkeleton whole, ParseModelSkeleton(file, path, false));
+      p.proto = std::move(whole.proto);
+      p.elided = std::move(whole.elided);
+      memo_files = MemoSourceFiles(path, whole.external_data_files);
+      clock.Mark("parse (whole)");
+      plan_first = false;
+    } else {
+      // A plan without a source list: the source tensors from the graph.
+      VT_ASSIGN_OR_RETURN(ModelSkeleton sources,
+                          ParseModelSkeleton(file, path, false, SkeletonScope::kSources));
+      p.proto = std::move(sources.proto);
+      p.elided = std::move(sources.elided);
+      clock.Mark("parse (sources)");
+    }
+  }
   if (plan_first) {
     if (p.ext != nullptr && p.ext->session_plans_size() > 0) {
       ImportOptions sources = io;

@@ -23,7 +23,36 @@ std::string SessionPlanOptions(const SessionOptions& opts) {
          " profile=" + WeightProfileName(opts.profile) + " passes=" + passes;
 }
 
-Expected<vtensor::SessionPlanProto> MakeSessionPlan(const Model& source, const Session& planned) {
+namespace {
+
+size_t Aligned(size_t n) { return (n + kPlanBlobAlign - 1) / kPlanBlobAlign * kPlanBlobAlign; }
+
+// Appends the list of the source tensors the plan refers to (SourcesToPlan) to `bytes` and
+// names its offset in the plan; not where one of them is external data.
+void AddSourceList(const std::map<std::string, Tensor>& sources,
+                   const std::set<std::string>& referred, const SourceSpans& spans,
+                   vtensor::SessionPlanProto* p, std::string* bytes) {
+  std::map<std::string, Tensor> used;
+  for (const std::string& name : referred) {
+    if (spans.external.count(name)) return;
+    used.emplace(name, sources.at(name));
+  }
+  std::map<std::string, PlanFileSpan> in_file;
+  for (const auto& [name, span] : spans.in_file) in_file[name] = {span.offset, span.length};
+  vtensor::PlanGraphProto list;
+  SourcesToPlan(used, in_file, &list);
+  const size_t at = bytes->size();
+  list.AppendToString(bytes);
+  auto* kv = p->add_metadata_props();
+  kv->set_key(kPlanSourcesKey);
+  kv->set_value(std::to_string(at) + " " + std::to_string(bytes->size() - at));
+  bytes->resize(Aligned(bytes->size()), '\0');
+}
+
+}  // namespace
+
+Expected<vtensor::SessionPlanProto> MakeSessionPlan(const Model& source, const Session& planned,
+                                                    const SourceSpans* spans) {
   vtensor::SessionPlanProto p;
   p.set_format_version(kSessionPlanFormatVersion);
   p.set_runtime_version(SessionPlanRuntimeVersion());
@@ -33,10 +62,13 @@ Expected<vtensor::SessionPlanProto> MakeSessionPlan(const Model& source, const S
   p.set_binds_dim_params(planned.binds_dim_params());
   vtensor::PlanGraphProto g;
   const std::map<std::string, Tensor> sources = SourceTensors(*source.graph);
-  // Payload: the stored tensors' bytes, then the graph (at a 64-byte aligned offset).
+  // Payload: the stored tensors' bytes, the source list (with `spans`), then the graph (at
+  // 64-byte aligned offsets).
   std::string bytes;
-  GraphToPlan(*planned.model().graph, &sources, &g, &bytes);
-  bytes.resize((bytes.size() + kPlanBlobAlign - 1) / kPlanBlobAlign * kPlanBlobAlign, '\0');
+  std::set<std::string> referred;
+  GraphToPlan(*planned.model().graph, &sources, &g, &bytes, &referred);
+  bytes.resize(Aligned(bytes.size()), '\0');
+  if (spans != nullptr) AddSourceList(sources, referred, *spans, &p, &bytes);
   p.set_graph_offset(static_cast<int64_t>(bytes.size()));
   if (g.ByteSizeLong() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !g.AppendToString(&bytes))
@@ -54,6 +86,24 @@ struct PlanBytes {
   std::shared_ptr<const void> keep_alive;
   std::string file;  // the external payload file ("" inline)
 };
+
+// Where the plan's source list stands in its payload (kPlanSourcesKey: "OFFSET LENGTH");
+// nullopt when it has none, {-1, -1} when the value is not two numbers.
+std::optional<std::pair<int64_t, int64_t>> SourceListSpan(const vtensor::SessionPlanProto& p) {
+  for (const auto& kv : p.metadata_props()) {
+    if (kv.key() != kPlanSourcesKey) continue;
+    const std::string& v = kv.value();
+    const size_t space = v.find(' ');
+    auto number = [](const std::string& d) -> int64_t {
+      if (d.empty() || d.size() > 18 || d.find_first_not_of("0123456789") != std::string::npos)
+        return -1;
+      return std::stoll(d);
+    };
+    if (space == std::string::npos) return std::pair<int64_t, int64_t>{-1, -1};
+    return std::pair{number(v.substr(0, space)), number(v.substr(space + 1))};
+  }
+  return std::nullopt;
+}
 
 std::optional<CacheMiss> Miss(MissReason r, std::string detail) {
   return CacheMiss{r, std::move(detail)};
@@ -154,7 +204,8 @@ PlanLookup LookupSessionPlan(const Model& source,
                              const std::shared_ptr<const vtensor::ModelExtension>& ext,
                              const SessionOptions& opts,
                              const std::optional<std::set<std::string>>& source_files,
-                             bool sources_only) {
+                             bool sources_only,
+                             const std::shared_ptr<const MappedFile>& model_file) {
   PlanLookup out;
   CacheEntryReport& r = out.report;
   r.type_name = kSessionPlanTypeName;
@@ -182,9 +233,9 @@ PlanLookup LookupSessionPlan(const Model& source,
   // A graph without nodes (the plan-first load's) holds its source tensors as its
   // initializers: read in place, not copied.
   std::map<std::string, Tensor> copied;
-  const std::map<std::string, Tensor>& sources =
-      source.graph->nodes.empty() ? source.graph->initializers
-                                  : (copied = SourceTensors(*source.graph));
+  const std::map<std::string, Tensor>* sources =
+      source.graph->nodes.empty() ? &source.graph->initializers
+                                  : &(copied = SourceTensors(*source.graph));
   std::set<std::string> files;
   MemoKey key;
   std::string memo_path;
@@ -215,8 +266,30 @@ PlanLookup LookupSessionPlan(const Model& source,
   const size_t graph_bytes = bytes.size - static_cast<size_t>(at);
   TensorContext ctx;
   ctx.file = source.path;
+  std::shared_ptr<Graph> listed;
+  if (model_file != nullptr) {
+    const std::optional<std::pair<int64_t, int64_t>> list = SourceListSpan(plan);
+    if (!list) {
+      PlanLookup wants;
+      wants.wants_sources = true;
+      return wants;
+    }
+    const auto [list_at, list_bytes] = *list;
+    if (list_at < 0 || list_bytes < 0 || list_bytes > at || list_at > at - list_bytes)
+      return miss({MissReason::kBadPlan, std::string(kPlanSourcesKey) + " [" +
+                                             std::to_string(list_at) + ", +" +
+                                             std::to_string(list_bytes) +
+                                             ") is not inside the payload ahead of graph_offset " +
+                                             std::to_string(at)}), out;
+    const PlanBlobs in_file{model_file->data(), model_file->size(), model_file, true};
+    auto l = GraphFromPlan(bytes.data + list_at, static_cast<size_t>(list_bytes), {}, in_file,
+                           nullptr, ctx);
+    if (!l.ok()) return miss({MissReason::kBadPlan, "source list: " + l.status().message()}), out;
+    listed = std::move(*l);
+    sources = &listed->initializers;
+  }
   const PlanBlobs blobs{bytes.data, static_cast<size_t>(at), bytes.keep_alive};
-  auto g = GraphFromPlan(bytes.data + at, graph_bytes, sources, blobs, nullptr, ctx);
+  auto g = GraphFromPlan(bytes.data + at, graph_bytes, *sources, blobs, nullptr, ctx);
   if (!g.ok()) return miss({MissReason::kBadPlan, g.status().message()}), out;
   out.graph = std::move(*g);
   out.binds_dim_params = plan.binds_dim_params();

@@ -12,12 +12,15 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include "vtensor/base/file.h"
 #include "vtensor/base/temp_file.h"
 #include "vtensor/format/compiled_model.h"
+#include "vtensor/format/model_skeleton.h"
+#include "vtensor/graph/plan_graph.h"
 #include "vtensor/graph/onnx_import.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/forms/weight_use.h"
@@ -165,6 +168,10 @@ struct CompileState {
   std::string payload_name;               // the payload file's name beside OUT
   CompileModelSummary sum;
   size_t done = 0, total = 0;             // weights packed / to pack (progress)
+  // OUT's ModelProto bytes (its part before fields 27-30) and where its source tensors' bytes
+  // stand in them: the plans' source lists (runtime/session_plan.h MakeSessionPlan).
+  std::string model_bytes;
+  std::optional<SourceSpans> spans;
 };
 
 // The entries of MODEL that this compile does not replace (other architectures or profiles),
@@ -293,11 +300,40 @@ Status AddSessionPlan(const std::string& model_path, const Session& planned, Com
   ImportOptions io;
   io.infer_shapes = false;  // as Session::Load imports
   VT_ASSIGN_OR_RETURN(Model source, LoadModel(model_path, io));
-  VT_ASSIGN_OR_RETURN(vtensor::SessionPlanProto plan, MakeSessionPlan(source, planned));
+  // Only spans holding the very bytes of the imported tensor.
+  std::optional<SourceSpans> spans = st->spans;
+  if (spans) {
+    const std::map<std::string, Tensor> tensors = SourceTensors(*source.graph);
+    std::erase_if(spans->in_file, [&](const auto& kv) {
+      auto it = tensors.find(kv.first);
+      if (it == tensors.end() || it->second.dtype() == DType::kString ||
+          it->second.nbytes() != kv.second.length)
+        return true;
+      const Tensor c = it->second.Contiguous();
+      return std::memcmp(c.raw_data(), st->model_bytes.data() + kv.second.offset, c.nbytes()) != 0;
+    });
+  }
+  VT_ASSIGN_OR_RETURN(vtensor::SessionPlanProto plan,
+                      MakeSessionPlan(source, planned, spans ? &*spans : nullptr));
   VT_RETURN_IF_ERROR(PlacePlanPayload(&plan, st));
   *st->ext.add_session_plans() = std::move(plan);
   ++st->sum.plans;
   return Status::Ok();
+}
+
+// Whether MODEL's file begins with `bytes` (its ModelProto part as OUT will hold it).
+bool SameModelBytes(const std::string& model_path, const std::string& bytes) {
+  auto mf = MappedFile::Open(model_path);
+  return mf.ok() && (*mf)->size() >= bytes.size() &&
+         std::memcmp((*mf)->data(), bytes.data(), bytes.size()) == 0;
+}
+
+// A plan without its source list (its byte ranges are of another file): a hit then imports
+// the source tensors from the graph.
+void DropSourceList(vtensor::SessionPlanProto* p) {
+  auto* props = p->mutable_metadata_props();
+  for (int i = props->size() - 1; i >= 0; --i)
+    if (props->Get(i).key() == kPlanSourcesKey) props->DeleteSubrange(i, 1);
 }
 
 // The plans of MODEL made for other options than this compile's (other devices or profiles),
@@ -307,6 +343,7 @@ void KeepOtherPlans(const vtensor::ModelExtension& old, const std::string& model
   for (const auto& p : old.session_plans()) {
     if (replaced.count(p.options())) continue;
     vtensor::SessionPlanProto copy = p;
+    if (!SameModelBytes(model_path, st->model_bytes)) DropSourceList(&copy);
     if (p.has_external()) {
       const auto& x = p.external();
       auto mf = MappedFile::Open(JoinPath(DirName(model_path), x.location()));
@@ -385,7 +422,7 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   for (IsaLevel d : opts.devices)
     if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
 
-  CompileState st{opts, {}, nullptr, BaseName(out_path) + ".vtpack", {}, 0, 0};
+  CompileState st{opts, {}, nullptr, BaseName(out_path) + ".vtpack", {}, 0, 0, {}, std::nullopt};
   st.total = CountPackedWeights(cm.model->graph(), sources) * devices.size();
   if (opts.external_payload) {
     st.sum.payload_file = JoinPath(DirName(out_path), st.payload_name);
@@ -401,6 +438,14 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
     so.profile = opts.profile;
     plan_options.insert(SessionPlanOptions(so));
   }
+  // OUT holds cm.model serialized as here (SerializeCompiledModel); a plan kept from MODEL
+  // keeps its source list only where MODEL holds the same bytes.
+  if (!cm.model->SerializeToString(&st.model_bytes))
+    return InvalidArgument(model_path + ": model cannot be serialized (over 2 GiB?)");
+  VT_ASSIGN_OR_RETURN(SourceSpans spans,
+                      SourcePayloadSpans(reinterpret_cast<const uint8_t*>(st.model_bytes.data()),
+                                         st.model_bytes.size(), model_path));
+  st.spans = std::move(spans);
   KeepOtherPlans(cm.ext, model_path, plan_options, &st);
   for (IsaLevel isa : devices) VT_RETURN_IF_ERROR(CompileForDevice(model_path, isa, sources, &st));
 
@@ -410,6 +455,10 @@ Status CompileModel(const std::string& model_path, const std::string& out_path,
   // the model never names missing bytes: a kill at any point leaves no partial file, and only
   // one between the two renames leaves OUT.vtpack without OUT.
   VT_ASSIGN_OR_RETURN(std::string bytes, SerializeCompiledModel(cm));
+  // The plans' source lists name byte ranges of these very bytes.
+  if (bytes.compare(0, st.model_bytes.size(), st.model_bytes) != 0)
+    return Internal(out_path + ": the model's bytes differ from those the session plans' source "
+                               "lists were made for");
   VT_ASSIGN_OR_RETURN(auto model_file, TempFile::Create(out_path));
   VT_RETURN_IF_ERROR(model_file->Write(bytes.data(), bytes.size()));
   if (st.writer) VT_RETURN_IF_ERROR(st.writer->Commit());

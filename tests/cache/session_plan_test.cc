@@ -4,7 +4,9 @@
 // compiled model's session takes its plan (HIT, no pass runs) and computes byte for byte what a
 // session without the cache computes. Fault injection on one model: a stale graph, another
 // version, other options, damaged or truncated plan bytes each give a MISS with its reason, the
-// warning line and the outputs of a session without the plan; plans with random byte flips
+// warning line and the outputs of a session without the plan; a source list that does not read
+// (a range outside the file, another type or size, an entry missing) is not used: the load
+// reads the graph after all and computes the same; plans with random byte flips
 // (their payload digest recomputed, so the plan parser sees them) never crash a load or a run.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +31,7 @@
 #include "vtensor/format/compiled_model.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/graph/plan_graph.h"
 #include "vtensor/runtime/session.h"
 #include "vtensor/forms/verify_memo.h"
 #include "vtensor/runtime/session_plan.h"
@@ -102,6 +106,7 @@ struct Loaded {
   int folded_hits = 0;   // ... of them for tensors the passes make (docs/compiled-tensors.md)
   int entry_misses = 0;  // compiled entries MISS
   bool parsed_whole = false;  // the sources-only parse did not do: the whole model was parsed
+  bool read_no_graph = false;  // the plan's source list stood for the source graph
 };
 
 SessionOptions Options(const std::string& memo_dir, std::vector<std::string>* warnings) {
@@ -116,7 +121,13 @@ void LoadAndRun(const std::string& model, const std::string& data, SessionOption
   auto s = Session::Load(model, so);
   ASSERT_TRUE(s.ok()) << s.status().message();
   out->plan = (*s)->plan_report();
-  for (const LoadPhase& p : (*s)->load_phases()) out->parsed_whole |= p.name == "parse (whole)";
+  bool graph = false, model_only = false;
+  for (const LoadPhase& p : (*s)->load_phases()) {
+    out->parsed_whole |= p.name == "parse (whole)";
+    graph |= p.name.starts_with("parse (") || p.name.starts_with("import sources");
+    model_only |= p.name == "import model";
+  }
+  out->read_no_graph = model_only && !graph;
   for (const CacheEntryReport& r : (*s)->cache_report()) {
     out->entry_hits += r.state == EntryState::kHit;
     out->folded_hits += r.state == EntryState::kHit && r.source_name.ends_with(".vt_folded_w");
@@ -172,6 +183,7 @@ TEST_P(PlanOnModels, HitComputesWhatTheGraphPassesCompute) {
   EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
   EXPECT_TRUE(memo.plan.memo);
   EXPECT_FALSE(memo.parsed_whole) << "the plan did not hit on the sources-only parse";
+  EXPECT_TRUE(memo.read_no_graph) << "the plan's source list did not stand for the graph";
   EXPECT_EQ(memo.entry_misses, 0);
   EXPECT_EQ(memo.entry_hits, hit.entry_hits);
   EXPECT_EQ(memo.outputs, miss.outputs) << "plan HIT under the memo and the passes differ";
@@ -271,6 +283,7 @@ TEST(PlanWithLocalFunction, MemoHitResolvesTheInlinedConstant) {
   EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
   EXPECT_TRUE(memo.plan.memo);
   EXPECT_FALSE(memo.parsed_whole) << "the plan did not hit on the sources-only parse";
+  EXPECT_TRUE(memo.read_no_graph) << "the plan's source list did not stand for the graph";
   SessionOptions no_cache = Options(tmp.path + "/memo", &unused);
   no_cache.cache.enabled = false;
   LoadAndRun(out, data, no_cache, &off);
@@ -543,6 +556,114 @@ TEST_F(PlanFaults, PayloadFileMissing) {
   ASSERT_EQ(got.warnings.size(), 1u);
   EXPECT_NE(got.warnings[0].find("the session plan was not used (payload-missing)"), std::string::npos);
   EXPECT_EQ(got.outputs, reference_.outputs);
+}
+
+// The plan of the inline-payload compiled model at `path` with its source list rewritten by
+// `edit` and its metadata by `edit_plan` (payload, graph_offset and digest made to match).
+void EditSourceList(const std::string& path,
+                    const std::function<void(vtensor::PlanGraphProto*)>& edit,
+                    const std::function<void(vtensor::SessionPlanProto*)>& edit_plan) {
+  auto cm = ReadCompiledModel(path);
+  ASSERT_TRUE(cm.ok());
+  auto* p = cm->ext.mutable_session_plans(0);
+  ASSERT_TRUE(p->has_raw_data());
+  vtensor::StringStringEntry* kv = nullptr;
+  for (auto& e : *p->mutable_metadata_props())
+    if (e.key() == kPlanSourcesKey) kv = &e;
+  ASSERT_NE(kv, nullptr) << "the plan has no source list";
+  std::istringstream span(kv->value());
+  size_t at = 0, len = 0;
+  span >> at >> len;
+  const std::string old = p->raw_data();
+  ASSERT_LE(at + len, static_cast<size_t>(p->graph_offset()));
+  vtensor::PlanGraphProto list;
+  ASSERT_TRUE(list.ParseFromString(old.substr(at, len)));
+  edit(&list);
+  std::string bytes = old.substr(0, at);
+  const std::string l = list.SerializeAsString();
+  bytes += l;
+  bytes.resize((bytes.size() + kPlanBlobAlign - 1) / kPlanBlobAlign * kPlanBlobAlign, '\0');
+  const size_t graph_at = bytes.size();
+  bytes += old.substr(static_cast<size_t>(p->graph_offset()));
+  kv->set_value(std::to_string(at) + " " + std::to_string(l.size()));
+  p->set_graph_offset(static_cast<int64_t>(graph_at));
+  p->set_payload_digest(PayloadDigest(bytes.data(), bytes.size()));
+  p->set_raw_data(std::move(bytes));
+  if (edit_plan) edit_plan(p);
+  ASSERT_TRUE(WriteCompiledModel(*cm, path).ok());
+}
+
+// The first source-list entry whose bytes stand in the model file (a blob of it).
+vtensor::PlanTensorProto* FirstInFile(vtensor::PlanGraphProto* list) {
+  for (auto& t : *list->mutable_initializer())
+    if (t.has_blob() && t.elem() == static_cast<int32_t>(DType::kFloat32)) return &t;
+  return nullptr;
+}
+
+TEST_F(PlanFaults, SourceListThatDoesNotReadIsNotUsed) {
+  const std::string inl = tmp_.path + "/inline.onnx";
+  ASSERT_TRUE(Compile(c_.model, inl, false).ok());
+  using List = vtensor::PlanGraphProto;
+  const std::vector<std::pair<std::string, std::function<void(List*)>>> edits = {
+      {"range outside the file",
+       [](List* l) { FirstInFile(l)->mutable_blob()->set_offset(int64_t{1} << 40); }},
+      {"range past the end of the file",
+       [](List* l) { FirstInFile(l)->mutable_blob()->set_offset(int64_t{1} << 22); }},
+      {"size not its type's", [](List* l) {
+         FirstInFile(l)->set_elem(static_cast<int32_t>(DType::kFloat64));
+       }},
+      {"another type of the same size", [](List* l) {
+         FirstInFile(l)->set_elem(static_cast<int32_t>(DType::kInt32));
+       }},
+      {"other dims", [](List* l) {
+         auto* t = FirstInFile(l);
+         t->clear_dims();
+         t->add_dims(t->blob().length() / 4);
+         t->add_dims(1);
+       }},
+      {"truncated list", [](List* l) { l->mutable_initializer()->RemoveLast(); }},
+      {"empty list", [](List* l) { l->clear_initializer(); }},
+  };
+  std::vector<std::string> files;
+  for (size_t i = 0; i < edits.size(); ++i) {
+    files.push_back(tmp_.path + "/edit" + std::to_string(i) + ".onnx");
+    fs::copy_file(inl, files.back());
+    EditSourceList(files.back(), edits[i].second, nullptr);
+  }
+  // The list's place itself: not two numbers, outside the payload.
+  const std::vector<std::string> places = {"12 x", "7", "0 99999999999", "99999999 8"};
+  for (const std::string& v : places) {
+    files.push_back(tmp_.path + "/place" + std::to_string(files.size()) + ".onnx");
+    fs::copy_file(inl, files.back());
+    EditSourceList(files.back(), [](List*) {}, [&v](vtensor::SessionPlanProto* p) {
+      for (auto& e : *p->mutable_metadata_props())
+        if (e.key() == kPlanSourcesKey) e.set_value(v);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::nanoseconds(kMemoRacyMarginNs + 100'000'000));
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string what = i < edits.size() ? edits[i].first : "place '" + places[i - edits.size()] + "'";
+    SCOPED_TRACE(what);
+    SessionOptions so;
+    so.cache.memo_dir = tmp_.path + "/memo" + std::to_string(i);
+    Loaded first, memo;
+    LoadAndRun(files[i], c_.data, so, &first);  // verifies the plan, records the memo
+    EXPECT_EQ(first.plan.state, EntryState::kHit) << first.plan.detail;
+    LoadAndRun(files[i], c_.data, so, &memo);
+    EXPECT_TRUE(memo.plan.memo);
+    EXPECT_FALSE(memo.read_no_graph);
+    EXPECT_TRUE(memo.parsed_whole);
+    EXPECT_EQ(memo.plan.state, EntryState::kHit) << memo.plan.detail;
+    EXPECT_EQ(memo.outputs, reference_.outputs);
+  }
+  // The unedited list stands for the graph.
+  SessionOptions so;
+  so.cache.memo_dir = tmp_.path + "/memo";
+  Loaded first, memo;
+  LoadAndRun(inl, c_.data, so, &first);
+  LoadAndRun(inl, c_.data, so, &memo);
+  EXPECT_TRUE(memo.read_no_graph);
+  EXPECT_EQ(memo.outputs, reference_.outputs);
 }
 
 TEST_F(PlanFaults, ByteFlipsNeverCrash) {

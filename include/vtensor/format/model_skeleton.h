@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -101,6 +102,11 @@ enum class SkeletonScope {
   // (docs/compiled-tensors.md, "Loading rules"). Its other nodes and value_info are checked as
   // wire format and left out. Every other field of the model is kept.
   kSources,
+  // Of the main graph only its name, doc_string, inputs, outputs and other fields but its
+  // nodes, initializers and value_info (those are checked as wire format and left out): the
+  // model-level facts a session plan hit needs when the plan lists its source tensors' places
+  // itself (docs/compiled-tensors.md, "Loading rules"). Every other field of the model is kept.
+  kModel,
 };
 
 // Parses `file` (the model at `path`) as a skeleton. `with_extension`: also parse fields 27-30
@@ -111,6 +117,18 @@ enum class SkeletonScope {
 Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
                                            const std::string& path, bool with_extension,
                                            SkeletonScope scope = SkeletonScope::kWhole);
+
+// Where the main graph's source tensors' bytes stand in a serialized ModelProto (graph/
+// plan_graph.h SourceTensors: the initializers, then the `value` of each Constant node of the
+// default domain, named after its output): `in_file`, the span of each one's raw_data from
+// kSourcesElideMinBytes on, offsets from `data`; `external`, those whose data_location is
+// EXTERNAL. Both empty for a model the skeleton scan cannot read (groups).
+struct SourceSpans {
+  std::map<std::string, ElidedPayloads::Span> in_file;
+  std::set<std::string> external;
+};
+// Errors: InvalidArgument as ParseModelSkeleton's, naming `path`.
+Expected<SourceSpans> SourcePayloadSpans(const uint8_t* data, size_t size, const std::string& path);
 
 // Whether the model's top-level fields include session plans (field 30), read from the wire
 // format without parsing the graph (its bytes are skipped). False for bytes that are no

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "vtensor/base/status.h"
@@ -36,6 +37,15 @@ struct PlanBlobs {
   const uint8_t* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> keep_alive;
+  // Blobs at any address are borrowed, not only 64-byte aligned ones: for the raw_data of a
+  // model file's tensors (SourcesToPlan), which the session aligns where it reads them.
+  bool borrow_misaligned = false;
+};
+
+// Where a tensor's bytes stand in a file: [offset, offset + length).
+struct PlanFileSpan {
+  uint64_t offset = 0;
+  uint64_t length = 0;
 };
 
 // Writes `g` into `p`. Main-graph initializers and Constant-node values equal to the tensor of
@@ -43,8 +53,19 @@ struct PlanBlobs {
 // null) are written as references to it, every other tensor with its bytes. Subgraph tensors
 // are always written with their bytes: in `blobs` (when given, for every tensor but string
 // and empty ones, 64-byte aligned offsets into it), else as a serialized TensorProto.
+// `referred`, when given, receives the names of the source tensors written as references.
 void GraphToPlan(const Graph& g, const std::map<std::string, Tensor>* source,
-                 vtensor::PlanGraphProto* p, std::string* blobs = nullptr);
+                 vtensor::PlanGraphProto* p, std::string* blobs = nullptr,
+                 std::set<std::string>* referred = nullptr);
+
+// Writes `tensors` (source tensors a plan refers to) as the initializers of a graph named
+// "sources" (docs/compiled-tensors.md "Session plans"): each one whose bytes are the span
+// `in_file` names (the raw_data of its TensorProto in the model file, of its type's size) as a
+// blob of that file, every other one as a serialized TensorProto. Read back by GraphFromPlan
+// with the model file's bytes as `blobs` (borrow_misaligned).
+void SourcesToPlan(const std::map<std::string, Tensor>& tensors,
+                   const std::map<std::string, PlanFileSpan>& in_file,
+                   vtensor::PlanGraphProto* p);
 
 // Reads a graph written by GraphToPlan from the serialized PlanGraphProto [data, data + size),
 // in place: no plan messages are built (graph/plan_wire.h). References resolve against

@@ -15,27 +15,33 @@ class ProfileOps : public CliTest {
   // y = Relu(MatMul(x, w) + w2): three nodes. x float[4,16], w float[16,32], w2 float[32].
   std::string WriteModel3() {
     onnx::ModelProto m = AddModel();
-    auto* g = m.mutable_graph();
+    onnx::GraphProto* g = ClearedGraph(&m, {4, 16}, {4, 32});
+    *g->add_initializer() = FloatTensor("w", {16, 32}, std::vector<float>(16 * 32, 0.25f));
+    *g->add_initializer() = FloatTensor("w2", {32}, std::vector<float>(32, -1.f));
+    AddNode(g, "mm", "MatMul", {"x", "w"}, "h");
+    AddNode(g, "bias", "Add", {"h", "w2"}, "a");
+    AddNode(g, "act", "Relu", {"a"}, "y");
+    return WriteModel(m);
+  }
+  // The model's graph emptied, with one float input x and one float output y of these shapes.
+  static onnx::GraphProto* ClearedGraph(onnx::ModelProto* m, const std::vector<int64_t>& x_shape,
+                                        const std::vector<int64_t>& y_shape) {
+    auto* g = m->mutable_graph();
     g->clear_input();
     g->clear_output();
     g->clear_initializer();
     g->clear_node();
-    AddFloatIO(g->add_input(), "x", {4, 16});
-    AddFloatIO(g->add_output(), "y", {4, 32});
-    *g->add_initializer() = FloatTensor("w", {16, 32}, std::vector<float>(16 * 32, 0.25f));
-    *g->add_initializer() = FloatTensor("w2", {32}, std::vector<float>(32, -1.f));
-    auto node = [&](const char* name, const char* op, const std::vector<const char*>& in,
-                    const char* out) {
-      auto* n = g->add_node();
-      n->set_name(name);
-      n->set_op_type(op);
-      for (const char* i : in) n->add_input(i);
-      n->add_output(out);
-    };
-    node("mm", "MatMul", {"x", "w"}, "h");
-    node("bias", "Add", {"h", "w2"}, "a");
-    node("act", "Relu", {"a"}, "y");
-    return WriteModel(m);
+    AddFloatIO(g->add_input(), "x", x_shape);
+    AddFloatIO(g->add_output(), "y", y_shape);
+    return g;
+  }
+  static void AddNode(onnx::GraphProto* g, const char* name, const char* op,
+                      const std::vector<const char*>& in, const char* out) {
+    auto* n = g->add_node();
+    n->set_name(name);
+    n->set_op_type(op);
+    for (const char* i : in) n->add_input(i);
+    n->add_output(out);
   }
   static nlohmann::json ReadJson(const std::string& p) {
     std::ifstream f(p);
@@ -125,27 +131,15 @@ TEST_F(ProfileOps, BenchFirstRunTableAndTrace) {
 
 // first_run_peak_live_mib: the arena's live bytes at their peak in the first run, above those
 // live before it. y = Add(Relu(x), Relu(x)), x float[64,64]: the two Relu outputs (16 KiB each,
-// arena sized) are live together when Add runs, which writes y over one of them.
+// arena sized) are live together when Add runs.
 TEST_F(ProfileOps, BenchFirstRunPeakOfLiveArenaBytes) {
   if (const char* a = std::getenv("VTENSOR_HOST_ARENA"); a && (std::string(a) == "off" || std::string(a) == "0"))
     GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
   onnx::ModelProto m = AddModel();
-  auto* g = m.mutable_graph();
-  g->clear_input();
-  g->clear_output();
-  g->clear_initializer();
-  g->clear_node();
-  AddFloatIO(g->add_input(), "x", {64, 64});
-  AddFloatIO(g->add_output(), "y", {64, 64});
-  auto node = [&](const char* op, const std::vector<const char*>& in, const char* out) {
-    auto* n = g->add_node();
-    n->set_op_type(op);
-    for (const char* i : in) n->add_input(i);
-    n->add_output(out);
-  };
-  node("Relu", {"x"}, "h1");
-  node("Relu", {"x"}, "h2");
-  node("Add", {"h1", "h2"}, "y");
+  onnx::GraphProto* g = ClearedGraph(&m, {64, 64}, {64, 64});
+  AddNode(g, "r1", "Relu", {"x"}, "h1");
+  AddNode(g, "r2", "Relu", {"x"}, "h2");
+  AddNode(g, "sum", "Add", {"h1", "h2"}, "y");
   auto r = Vtensor({"bench", WriteModel(m), "--runs", "1", "--json"});
   const nlohmann::json b = nlohmann::json::parse(r.output, nullptr, false);
   ASSERT_FALSE(b.is_discarded()) << r.output;

@@ -217,6 +217,16 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
     if (!s->extension_error_.empty()) s->WarnCacheMisses();
     return s;
   };
+  // After a plan that did not hit: the skeleton again, of the whole graph or of its sources.
+  // Both scopes list the same external data files (ModelSkeleton::external_data_files).
+  auto parse_again = [&](SkeletonScope scope, const char* phase) -> Status {
+    VT_ASSIGN_OR_RETURN(ModelSkeleton again, ParseModelSkeleton(file, path, false, scope));
+    p.proto = std::move(again.proto);
+    p.elided = std::move(again.elided);
+    memo_files = MemoSourceFiles(path, again.external_data_files);
+    clock.Mark(phase);
+    return Status::Ok();
+  };
   if (plan_first && p.ext != nullptr && p.ext->session_plans_size() > 0) {
     ImportOptions model_only = io;
     model_only.elided = p.elided;
@@ -232,21 +242,11 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
                                               memo_files, &plan));
       return finish(std::move(s));
     }
-    if (!plan.wants_sources) {
-      VT_ASSIGN_OR_RETURN(ModelSkeleton whole, ParseModelSkeleton(file, path, false));
-      p.proto = std::move(whole.proto);
-      p.elided = std::move(whole.elided);
-      memo_files = MemoSourceFiles(path, whole.external_data_files);
-      clock.Mark("parse (whole)");
-      plan_first = false;
-    } else {
-      // A plan without a source list: the source tensors from the graph.
-      VT_ASSIGN_OR_RETURN(ModelSkeleton sources,
-                          ParseModelSkeleton(file, path, false, SkeletonScope::kSources));
-      p.proto = std::move(sources.proto);
-      p.elided = std::move(sources.elided);
-      clock.Mark("parse (sources)");
-    }
+    // A plan without a source list takes the source tensors from the graph.
+    VT_RETURN_IF_ERROR(plan.wants_sources
+                           ? parse_again(SkeletonScope::kSources, "parse (sources)")
+                           : parse_again(SkeletonScope::kWhole, "parse (whole)"));
+    plan_first = plan.wants_sources;
   }
   if (plan_first) {
     if (p.ext != nullptr && p.ext->session_plans_size() > 0) {
@@ -269,12 +269,7 @@ Expected<std::unique_ptr<Session>> Session::Load(const std::string& path,
         return finish(std::move(s));
       }
     }
-    VT_ASSIGN_OR_RETURN(ModelSkeleton whole, ParseModelSkeleton(file, path, false));
-    p.proto = std::move(whole.proto);
-    p.elided = std::move(whole.elided);
-    // The same files as the sources-only parse listed (ModelSkeleton::external_data_files).
-    memo_files = MemoSourceFiles(path, whole.external_data_files);
-    clock.Mark("parse (whole)");
+    VT_RETURN_IF_ERROR(parse_again(SkeletonScope::kWhole, "parse (whole)"));
   }
   file.reset();
   io.elided = p.elided;

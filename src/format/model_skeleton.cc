@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "format/wire_varint.h"
 #include "vtensor/format/compiled_model.h"
 
 namespace vt {
@@ -126,18 +127,7 @@ std::string Where(const Frame* f) {
          (f->index < 0 ? "" : " #" + std::to_string(f->index));
 }
 
-bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* v) {
-  uint64_t r = 0;
-  for (int shift = 0; shift < 64 && p < end; shift += 7) {
-    const uint8_t c = *p++;
-    r |= static_cast<uint64_t>(c & 0x7f) << shift;
-    if (c < 0x80) {
-      *v = r;
-      return true;
-    }
-  }
-  return false;
-}
+using wire::ReadVarint;
 
 void WriteVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {

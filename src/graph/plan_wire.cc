@@ -2,25 +2,11 @@
 
 #include <cstring>
 
+#include "format/wire_varint.h"
+
 namespace vt::plan_wire {
 
-namespace {
-
-bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* v) {
-  uint64_t x = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (p == end) return false;
-    const uint8_t b = *p++;
-    x |= static_cast<uint64_t>(b & 0x7F) << shift;
-    if ((b & 0x80) == 0) {
-      *v = x;
-      return true;
-    }
-  }
-  return false;  // more than 10 bytes
-}
-
-}  // namespace
+using wire::ReadVarint;
 
 bool Reader::Next(Field* f) {
   if (bad_ || p_ == end_) return false;

@@ -92,6 +92,28 @@ Tensor KernelContext::AllocOutput(size_t i, DType dtype, const Shape& shape) {
   return t;
 }
 
+Tensor KernelContext::AllocOutputOver(size_t i, DType dtype, const Shape& shape,
+                                      std::initializer_list<size_t> inputs) {
+  if (last_use_ != nullptr && dtype != DType::kString) {
+    const size_t bytes = static_cast<size_t>(NumElements(shape)) * DTypeSize(dtype);
+    for (size_t k : inputs) {
+      if (k >= inputs_.size() || !last_use_[k] || inputs_[k] == nullptr ||
+          !inputs_[k]->is_tensor())
+        continue;
+      const Tensor& in = inputs_[k]->tensor();
+      const std::shared_ptr<Storage>& st = in.storage();
+      // One owner (the run's slot) and nothing else in the buffer: no one reads it later.
+      if (in.dtype() != dtype || !in.is_contiguous() || in.layout().offset() != 0 || !st ||
+          st->kind() != Storage::Kind::kHeap || st->size() != bytes || st.use_count() != 1)
+        continue;
+      Tensor t(dtype, Layout::Contiguous(shape), st);
+      SetOutput(i, t);
+      return t;
+    }
+  }
+  return AllocOutput(i, dtype, shape);
+}
+
 Expected<std::vector<Value>> KernelContext::RunSubgraph(const Graph& graph,
                                                         const std::vector<Value>& inputs) {
   if (frame_ == nullptr) return Internal("RunSubgraph without a runner");
@@ -223,6 +245,15 @@ void GraphRunner::PlanReleases(std::vector<int>* last_use) {
     for (size_t j = i + 1; j < output_slots_.size() && movable; ++j)
       movable = output_slots_[j] != s;
     output_move_.push_back(movable);
+  }
+  // An input is last used at step p when p releases it (initializers and the graph's outputs
+  // are never released; graph inputs are, but the caller's copy keeps their buffer shared).
+  for (size_t p = 0; p < plan_.size(); ++p) {
+    NodePlan& np = plan_[p];
+    np.last_use.assign(np.in_slots.size(), 0);
+    for (size_t i = 0; i < np.in_slots.size(); ++i)
+      np.last_use[i] = std::find(np.release_after.begin(), np.release_after.end(),
+                                 np.in_slots[i]) != np.release_after.end();
   }
   // Outputs never consumed are released right after their producer.
   for (auto& np : plan_)
@@ -372,6 +403,7 @@ Expected<std::vector<Value>> GraphRunner::RunIn(std::vector<Value>& slots,
     }
     outs.assign(np.out_slots.size(), Value());
     KernelContext ctx(*np.node, std::move(ins), &outs, &frame, threads);
+    ctx.set_last_uses(np.last_use.data());
     Status st = frame.profile ? ComputeProfiled(np, ctx, outs, frame) : np.kernel->Compute(ctx);
     ins = ctx.TakeInputs();
     if (!st.ok()) return AnnotateNode(std::move(st), *np.node);

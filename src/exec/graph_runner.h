@@ -143,6 +143,9 @@ class GraphRunner {
     std::vector<int> in_slots;   // -1 absent; <= -2 outer reference (-2 - index)
     std::vector<int> out_slots;  // -1 unused output
     std::vector<int> release_after;
+    // Per input: 1 when this step is the last use of that value in the run (the value is
+    // released after it), for KernelContext::AllocOutputOver.
+    std::vector<uint8_t> last_use;
   };
   // Subgraphs first prepared during a run: function bodies expanded at run time and
   // subgraphs whose preparation failed at load (retried, so their error surfaces in the run

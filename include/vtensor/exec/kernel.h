@@ -11,7 +11,9 @@
 // kernel but with an ONNX function body (schema function) are expanded at run time.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,6 +62,19 @@ class KernelContext {
   // Allocates a contiguous output with uninitialised contents (possibly a reused buffer)
   // and installs it as output i.
   Tensor AllocOutput(size_t i, DType dtype, const Shape& shape);
+  // AllocOutput, but the output may take the buffer of one of `inputs` (tried in order): one
+  // whose value this node uses last in the run, held by nothing else (not a graph input, an
+  // initializer or a view another value shares), of `dtype`, as many elements as `shape`, and
+  // contiguous over its whole buffer. The kernel then overwrites that input while it reads it, so
+  // only kernels that read each element of the input before writing the same element of the
+  // output (elementwise, in index order) may call it. Lowers the run's peak of live buffers,
+  // which is the fresh memory a first run touches (docs/benchmarks.md, "Where the first run's
+  // time goes").
+  Tensor AllocOutputOver(size_t i, DType dtype, const Shape& shape,
+                         std::initializer_list<size_t> inputs);
+  // For the executor: per input, nonzero when this node is the value's last use in the run
+  // (null: none is). Outside a graph run no input is.
+  void set_last_uses(const uint8_t* last_use) { last_use_ = last_use; }
 
   int threads() const { return threads_; }
   // Hands the input pointer buffer back to the executor for reuse (no allocation per node).
@@ -84,6 +99,7 @@ class KernelContext {
   std::vector<Value>* outputs_;
   const ExecFrame* frame_;
   int threads_;
+  const uint8_t* last_use_ = nullptr;
 };
 
 class OpKernel {

@@ -59,7 +59,9 @@ Status BinarySame(KernelContext& ctx, MakeOp&& make_op) {
   VT_RETURN_IF_ERROR(RequireSameDType(ctx, in.a(), in.b()));
   Status st = DispatchElem<Set>(in.a().dtype(), [&](auto tag) -> Status {
     using S = decltype(tag);
-    Tensor y = ctx.AllocOutput(0, in.a().dtype(), in.out());
+    // ZipTensors reads each element before writing it: y may take the buffer of an input of
+    // y's shape that dies here.
+    Tensor y = ctx.AllocOutputOver(0, in.a().dtype(), in.out(), {0, 1});
     return ZipTensors<S, S, S>(in.a(), in.b(), y, ctx.threads(),
                                LiftBinary<S>(make_op(ComputeOf<S>{})));
   });

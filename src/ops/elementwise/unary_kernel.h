@@ -26,7 +26,8 @@ Status UnarySame(KernelContext& ctx, MakeOp&& make_op) {
   const Tensor& x = *xp;
   Status st = DispatchElem<Set>(x.dtype(), [&](auto tag) -> Status {
     using S = decltype(tag);
-    Tensor y = ctx.AllocOutput(0, x.dtype(), x.shape());
+    // MapTensor reads each element before writing it: y may take x's buffer when x dies here.
+    Tensor y = ctx.AllocOutputOver(0, x.dtype(), x.shape(), {0});
     return MapTensor<S, S>(x, y, ctx.threads(), LiftUnary<S>(make_op(ComputeOf<S>{})));
   });
   return ctx.Annotate(std::move(st));

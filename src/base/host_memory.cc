@@ -28,11 +28,18 @@ constexpr uint64_t kMaxCachedBytes = uint64_t{1} << 30;
 
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-// A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) advised for huge pages,
-// or null.
-void* MapHuge(size_t bytes) {
+// A region's first bytes, in transparent huge pages; the rest of it in 4 KiB pages (header,
+// "Page sizes").
+constexpr size_t kHugeHeadBytes = size_t{4} << 20;
+
+// A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) whose first
+// kHugeHeadBytes are advised for huge pages and the rest for 4 KiB pages, or null.
+void* MapRegion(size_t bytes) {
   void* p = MapHugeAligned(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
-  return p == MAP_FAILED ? nullptr : p;
+  if (p == MAP_FAILED) return nullptr;
+  if (bytes > kHugeHeadBytes)
+    ::madvise(static_cast<char*>(p) + kHugeHeadBytes, bytes - kHugeHeadBytes, MADV_NOHUGEPAGE);
+  return p;
 }
 
 // One mapping and its free ranges, coalesced (address -> length). A block is split off the
@@ -45,7 +52,10 @@ struct Region {
   size_t live = 0;        // bytes in blocks handed out and not yet freed
   std::map<uintptr_t, size_t> free;
 
-  size_t TouchedBytes() const { return std::min(len, RoundUp(high_water, kHugePage)); }
+  // The used prefix, in whole pages: 2 MiB ones in the head, 4 KiB ones beyond.
+  size_t TouchedBytes() const {
+    return std::min(len, RoundUp(high_water, high_water <= kHugeHeadBytes ? kHugePage : 4096));
+  }
   bool Holds(uintptr_t p) const { return p >= base && p < base + len; }
 
   // `bytes` (a multiple of kAlign) from the lowest free range that holds them, or 0.
@@ -146,10 +156,10 @@ class Arena {
   // A new region that holds at least `n` bytes, or null when the system has no address space.
   Region* NewRegion(size_t n) {
     size_t len = std::max(kRegionBytes, RoundUp(n, kHugePage));
-    void* p = MapHuge(len);
+    void* p = MapRegion(len);
     if (p == nullptr && len > RoundUp(n, kHugePage)) {
       len = RoundUp(n, kHugePage);  // the address space is limited (ulimit -v): just this block
-      p = MapHuge(len);
+      p = MapRegion(len);
     }
     if (p == nullptr) return nullptr;
     Region& r = regions_.emplace_back();

@@ -1,19 +1,26 @@
 // Host memory for tensor buffers and kernel scratch: a process-wide cache of blocks that are
-// already faulted in, backed by transparent huge pages where the kernel allows them.
+// already faulted in.
 //
 // Why (docs/benchmarks.md, "First run and page faults"): a fresh page costs a page fault and
-// the kernel's zeroing on first touch. On the machines we measure, a 4 KiB fault costs 10-20 us,
+// the kernel's zeroing on first touch. On some machines we measured, a 4 KiB fault cost 10-20 us,
 // so the first run of a model that writes 90 MiB of fresh activations spent most of its time
 // in the kernel, and buffers that the C library returned to the system between runs were
 // faulted in again on every run. Blocks here are never returned between runs: a freed block
 // stays backed and is handed out again, so steady-state runs touch no fresh page.
 //
-// Blocks are split off large 2 MiB-aligned mappings advised MADV_HUGEPAGE (one fault per 2 MiB
-// instead of 512), by address-ordered first fit with freed neighbours merged: a request takes
-// the lowest freed range that holds it, split to its size, so the memory a run touches stays
-// close to its peak of live bytes. A fresh page costs about 4 ms per MiB on the VM we measure
-// whichever page size (docs/benchmarks.md, "Fresh memory per MiB"), so the first run's cost is
-// the memory it touches beyond what earlier runs and session creation left.
+// Blocks are split off large 2 MiB-aligned mappings by address-ordered first fit with freed
+// neighbours merged: a request takes the lowest freed range that holds it, split to its size,
+// so the memory a run touches stays close to its peak of live bytes, and the first run's cost
+// is the memory it touches beyond what earlier runs and session creation left.
+//
+// Page sizes: each mapping's first 4 MiB are advised MADV_HUGEPAGE, the rest MADV_NOHUGEPAGE
+// (docs/benchmarks.md, "Page sizes of the arena"). On the VMs we measure, a fresh 4 KiB page
+// costs about 0.3 ms per MiB whatever the host is doing, while a fresh 2 MiB page costs 0.1 ms
+// per MiB when the host still backs the memory and 2 ms per MiB when it must supply it again
+// (free memory the guest reported to it). Small models' whole working set, and the buffers every
+// model takes first, stay in a few huge pages (no TLB misses, few faults); the tens of MiB of a
+// large model's activations no longer gamble on the host (PP-OCRv4 det's first run: 2.1x its
+// steady run -> 1.2x; steady runs about 2 % slower).
 //
 // Requests below kHostArenaMinBytes go to the C library (its small-object heap is reused
 // well). Setting VTENSOR_HOST_ARENA=off in the environment (read once) sends every request to
@@ -42,7 +49,9 @@ size_t HostAllocBlockBytes(size_t bytes);
 
 struct HostMemoryStats {
   uint64_t mapped_bytes = 0;   // address space reserved from the system (mostly never touched)
-  uint64_t touched_bytes = 0;  // of it, what blocks have used, in 2 MiB pages: backed memory
+  // Of it, what blocks have used, in whole pages (2 MiB in a region's first 4 MiB, 4 KiB
+  // beyond): backed memory.
+  uint64_t touched_bytes = 0;
   uint64_t cached_bytes = 0;   // touched bytes outside live blocks, kept for reuse
   uint64_t fresh_blocks = 0;   // blocks that touched pages no block had used before
   uint64_t reused_blocks = 0;  // blocks entirely within touched pages

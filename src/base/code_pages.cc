@@ -1,4 +1,5 @@
 #include "vtensor/base/code_pages.h"
+#include "vtensor/base/host_memory.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -58,6 +59,7 @@ bool Populate(uintptr_t lo, uintptr_t hi) {
 
 void* TouchPages(void* arg) {
   auto* t = static_cast<Touch*>(arg);
+  PrefaultHostArenaHead();
   // No MADV_POPULATE_READ here: it holds the address-space lock for its whole range, and this
   // thread preempted inside it stalls the creating thread's mmap calls (session creation took 4
   // ms longer on a loaded VM). A read faults the guest page (and its neighbours) in under a

@@ -31,6 +31,11 @@ size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 // A region's first bytes, in transparent huge pages; the rest of it in 4 KiB pages (header,
 // "Page sizes").
 constexpr size_t kHugeHeadBytes = size_t{4} << 20;
+#ifdef MADV_POPULATE_WRITE
+constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
+#else
+constexpr int kPopulateWrite = 23;  // Linux 5.14 (uapi/asm-generic/mman-common.h)
+#endif
 
 // A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) whose first
 // kHugeHeadBytes are advised for huge pages and the rest for 4 KiB pages, or null.
@@ -103,6 +108,28 @@ class Arena {
     return r != nullptr ? TakeFrom(*r, n) : nullptr;
   }
 
+  // PrefaultHostArenaHead: the first region's head (the region created if there is none),
+  // populated for writing (the kernel supplies its huge pages and changes no byte, so blocks
+  // already handed out keep their contents).
+  void PrefaultHead() {
+    uintptr_t base = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (prefaulted_) return;
+      prefaulted_ = true;
+      if (regions_.empty() && NewRegion(kHugeHeadBytes) == nullptr) return;
+      base = regions_.front().base;
+    }
+    // One call per huge page: the call holds the address-space lock, which other threads' mmap
+    // calls wait for, only while one page is supplied.
+    uint64_t supplied = 0;
+    for (size_t off = 0; off < kHugeHeadBytes; off += kHugePage)
+      if (::madvise(reinterpret_cast<void*>(base + off), kHugePage, kPopulateWrite) == 0)
+        supplied += kHugePage;
+    std::lock_guard<std::mutex> lock(mu_);
+    counts_.prefaulted_bytes = supplied;
+  }
+
   void ResetPeak() {
     std::lock_guard<std::mutex> lock(mu_);
     counts_.peak_live_bytes = counts_.live_bytes;
@@ -170,6 +197,7 @@ class Arena {
   }
 
   std::mutex mu_;
+  bool prefaulted_ = false;     // PrefaultHead ran (once per process)
   std::deque<Region> regions_;  // oldest first: lower regions are filled before later ones
   HostMemoryStats counts_;  // block counts and live bytes; Stats() adds the rest
 };
@@ -201,6 +229,10 @@ void HostFree(void* p, size_t bytes) {
   if (!p) return;
   if (bytes >= kHostArenaMinBytes && HostArenaEnabled()) return TheArena().Free(p, bytes);
   std::free(p);
+}
+
+void PrefaultHostArenaHead() {
+  if (HostArenaEnabled()) TheArena().PrefaultHead();
 }
 
 HostMemoryStats GetHostMemoryStats() {

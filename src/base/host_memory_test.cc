@@ -44,6 +44,22 @@ TEST(HostMemoryTest, BlocksAreAlignedWritableAndDisjoint) {
   HostFree(nullptr, 123);  // ignored
 }
 
+// The head's pages are supplied without changing a byte of a block already handed out, once.
+TEST(HostMemoryTest, PrefaultHeadKeepsContentsAndRunsOnce) {
+  if (!HostArenaEnabled()) GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
+  auto* p = static_cast<uint8_t*>(HostAlloc(8192));
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 0x5a, 8192);
+  PrefaultHostArenaHead();
+  const HostMemoryStats s = GetHostMemoryStats();
+  if (s.prefaulted_bytes == 0) GTEST_SKIP() << "the kernel refused MADV_POPULATE_WRITE";
+  EXPECT_EQ(s.prefaulted_bytes, size_t{4} << 20);
+  for (size_t i = 0; i < 8192; ++i) ASSERT_EQ(p[i], 0x5a) << i;
+  PrefaultHostArenaHead();  // once per process: a second call does nothing
+  EXPECT_EQ(GetHostMemoryStats().prefaulted_bytes, s.prefaulted_bytes);
+  HostFree(p, 8192);
+}
+
 // The arena is process-wide and other tests leave blocks and freed ranges in it: these tests
 // look at what their own requests add to the touched bytes, using sizes (tens of MiB) whose
 // freed ranges cover any hole smaller tests leave behind.

@@ -30,8 +30,10 @@ CodePageMode CodePageModeFrom(const char* value);
 // are paid before a run executes the page. About 6 ms of that thread's CPU time for vtensor's 9.7 MiB of code,
 // overlapping session creation on another core when one is idle (where none is, it shares the
 // creating thread's: a few ms more of creation); the caller pays the thread's start (tens of
-// us). If the thread
-// cannot be started the pages are populated on the calling thread, as kPopulate does.
+// us). Before the code, the thread supplies the host arena's first 4 MiB
+// (base/host_memory.h PrefaultHostArenaHead), which a compiled model's first run would otherwise
+// fault in. If the thread cannot be started the pages are populated on the calling thread, as
+// kPopulate does (the arena's head is then left to the runs, as under kOff and kPopulate).
 // Later calls return the first call's result at once; thread-safe. Returns false when nothing was
 // done: kOff, or a kernel without MADV_POPULATE_READ (before Linux 5.14) or without /proc.
 bool FaultInOwnCode();

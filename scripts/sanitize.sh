@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer run: configures a separate build directory with
 # -DVTENSOR_SANITIZE=address,undefined (every library and test built with both, UBSan
-# non-recovering), builds the unit-test executables of the modules below and runs each one.
+# non-recovering), builds the test executables below and runs each one.
 # Any sanitizer report fails the executable it occurs in, and the script.
 #
-# Modules: by default those whose parsers, index arithmetic and packing take untrusted model
-# bytes or raw pointers (base, layout, tensor, format, graph), the kernels with their scalar
-# twins, the weight forms (packing) and exec (arena, graph runner): their unit tests run in
-# about 2.5 minutes under the sanitizers. The modules above them (ops, passes, runtime,
-# export, api, tools) are left out because a cold sanitizer build of them takes over an hour
-# on the 2-core CI machine; VTENSOR_SANITIZE_MODULES="..." widens it (e.g. "base layout
-# tensor format graph kernels forms exec ops passes runtime export api tools").
+# What runs: the unit tests of every module (base, layout, tensor, format, graph, kernels,
+# forms, exec, ops, passes, runtime, export, api, tools: vt_<module>_tests), then the CLI tests
+# (vt_cli_tests: every subcommand, bad inputs, malformed models and payloads, compile killed
+# mid-write) against the sanitized `vtensor` binary of the same build. VTENSOR_SANITIZE_MODULES
+# ="..." narrows the modules (e.g. "base layout"); VTENSOR_SANITIZE_CLI=0 leaves the CLI tests
+# out.
 #
 # usage: scripts/sanitize.sh [GTEST_ARGS...]    e.g. scripts/sanitize.sh --gtest_filter='Layout*'
 # VTENSOR_SANITIZE_BUILD_DIR: build directory (default build-sanitize)
@@ -25,13 +24,15 @@ case "$CXX_BIN" in
   clang++*) CC_BIN="${CXX_BIN/clang++/clang}" ;;
   *) CC_BIN="${CXX_BIN/g++/gcc}" ;;
 esac
-read -r -a MODULES <<< "${VTENSOR_SANITIZE_MODULES:-base layout tensor format graph kernels forms exec}"
+read -r -a MODULES <<< "${VTENSOR_SANITIZE_MODULES:-base layout tensor format graph kernels forms exec ops passes runtime export api tools}"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DCMAKE_C_COMPILER="$CC_BIN" \
   -DVTENSOR_SANITIZE=address,undefined >/dev/null
 TARGETS=()
 for m in "${MODULES[@]}"; do TARGETS+=("vt_${m}_tests"); done
+# vt_cli_tests runs the vtensor binary of its build directory (VTENSOR_BIN), here the sanitized one.
+[ "${VTENSOR_SANITIZE_CLI:-1}" = 0 ] || TARGETS+=(vt_cli_tests)
 ninja -C "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 
 # allocator_may_return_null: a model asking for more memory than exists must reach the
@@ -47,4 +48,4 @@ if [ "${#failed[@]}" -gt 0 ]; then
   echo "sanitize: failed: ${failed[*]}" >&2
   exit 1
 fi
-echo "sanitize: ${#TARGETS[@]} unit-test executables clean (${MODULES[*]})"
+echo "sanitize: ${#TARGETS[@]} test executables clean: ${TARGETS[*]}"

@@ -32,6 +32,9 @@ TEST_F(VtensorCli, RunExitsOneOnMismatch) {
   auto r = Vtensor({"run", Path("model.onnx"), "--data", data});
   EXPECT_EXIT_WITH(r, 1, "FAIL");
   EXPECT_NE(r.output.find("max_abs_diff=78"), std::string::npos) << r.output;
+  // The hint names the tolerances used and the flags that set them.
+  EXPECT_NE(r.output.find("beyond atol 1e-07 + rtol 0.001"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(--atol, --rtol)"), std::string::npos) << r.output;
 }
 
 TEST_F(VtensorCli, RunToleranceFlagsDecide) {

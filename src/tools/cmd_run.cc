@@ -3,6 +3,8 @@
 // DIR/output_N.pb where --data DIR has it (docs/cli.md).
 #include <fmt/core.h>
 
+#include <cstdio>
+
 #include "tools/commands.h"
 #include "tools/compare.h"
 #include "tools/json_types.h"
@@ -78,12 +80,14 @@ int RunCommand(const RunArgs& a) {
       fmt::print("{}\n", FormatTensor(v.tensor(), a.print_all));
   }
   if (a.json) PrintJson({{"model", a.model}, {"outputs", report}, {"pass", all_pass}});
-  if (!all_pass && !a.json)
+  if (!all_pass && !a.json) {
+    std::fflush(stdout);  // after the per-output lines
     fmt::print(stderr,
                "run: outputs differ from the reference beyond atol {:.3g} + rtol {:.3g} * "
                "|expected| (by default ONNX's operator-test tolerances); a reference computed by "
                "another runtime over a whole model may need wider ones (--atol, --rtol)\n",
                a.atol, a.rtol);
+  }
   return all_pass ? 0 : 1;
 }
 

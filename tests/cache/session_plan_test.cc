@@ -16,11 +16,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <set>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -154,6 +155,9 @@ Status Compile(const std::string& model, const std::string& out, bool external) 
   if (sum.plans != 1) return Internal("compile wrote " + std::to_string(sum.plans) + " plans");
   return Status::Ok();
 }
+
+// gtest prints the parameter in test listings: the model's name, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 class PlanOnModels : public ::testing::TestWithParam<Case> {};
 

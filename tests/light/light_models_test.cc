@@ -7,6 +7,7 @@
 // level this CPU supports, and with two threads at the best one.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ Expected<std::vector<Value>> RunnerInputs(const Session& s) {
   }
   return out;
 }
+
+// gtest prints the parameter in test listings: the model's name, not its bytes.
+void PrintTo(const LightModel& c, std::ostream* os) { *os << c.name; }
 
 class LightModelTest : public ::testing::TestWithParam<LightModel> {};
 

@@ -5,13 +5,19 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <vector>
 
 namespace vt::kernels {
+
+// gtest prints a test's parameter in test listings (ctest shows it): the row's name, not
+// its bytes. Declared beside the row type's namespace so that gtest finds it.
+void PrintTo(const F32ConvActKernel& row, std::ostream* os) { *os << row.name; }
+
 namespace {
 
 std::vector<F32ConvActParams> AllParams() {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,11 @@
 #include "kernels/conv/f32_conv_pack.h"
 
 namespace vt::kernels {
+
+// gtest prints a test's parameter in test listings (ctest shows it): the row's name, not
+// its bytes. Declared beside the row type's namespace so that gtest finds it.
+void PrintTo(const F32DwConvKernel& row, std::ostream* os) { *os << row.name; }
+
 namespace {
 
 class DwConvTest : public ::testing::TestWithParam<F32DwConvKernel> {};

@@ -8,10 +8,16 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <vector>
 
 namespace vt::kernels {
+
+// gtest prints a test's parameter in test listings (ctest shows it): the row's name, not
+// its bytes. Declared beside the row type's namespace so that gtest finds it.
+void PrintTo(const F32GemmKernel& row, std::ostream* os) { *os << row.name; }
+
 namespace {
 
 std::vector<float> Random(size_t n, uint32_t seed) {

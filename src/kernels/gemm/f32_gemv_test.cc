@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -16,6 +17,11 @@
 #include <vector>
 
 namespace vt::kernels {
+
+// gtest prints a test's parameter in test listings (ctest shows it): the row's name, not
+// its bytes. Declared beside the row type's namespace so that gtest finds it.
+void PrintTo(const F32GemvKernel& row, std::ostream* os) { *os << row.name; }
+
 namespace {
 
 std::vector<float> Random(size_t n, uint32_t seed) {

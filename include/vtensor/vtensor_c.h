@@ -47,9 +47,18 @@ extern "C" {
 #define VT_API
 #endif
 
+/* In C++ the API's enums take every int (a fixed underlying type), as they do in C: a value a
+ * caller passes outside the listed ones is then an error the library reports, not undefined
+ * behaviour when the library reads it. */
+#ifdef __cplusplus
+#define VT_ENUM_INT : int
+#else
+#define VT_ENUM_INT
+#endif
+
 /* ---- Status --------------------------------------------------------------------------- */
 
-typedef enum VtStatusCode {
+typedef enum VtStatusCode VT_ENUM_INT {
   VT_OK = 0,
   VT_INVALID_ARGUMENT = 1,  /* bad argument or malformed model / value */
   VT_NOT_FOUND = 2,         /* missing file */
@@ -78,7 +87,7 @@ VT_API const char* VtVersion(void);
 /* ---- Element types -------------------------------------------------------------------- */
 
 /* Values are ONNX TensorProto.DataType numbers. */
-typedef enum VtDType {
+typedef enum VtDType VT_ENUM_INT {
   VT_UNDEFINED = 0, /* unknown (an undeclared input type), or not a tensor */
   VT_FLOAT32 = 1,
   VT_UINT8 = 2,
@@ -115,12 +124,12 @@ VT_API const char* VtDTypeName(VtDType dtype);
 
 /* ---- Session options ------------------------------------------------------------------ */
 
-typedef enum VtWeightProfile {
+typedef enum VtWeightProfile VT_ENUM_INT {
   VT_PROFILE_EXACT = 0,  /* lossless packed weights (default) */
   VT_PROFILE_COMPACT = 1 /* also requantized forms (int4 MatMul, int8 Gemm weights) */
 } VtWeightProfile;
 
-typedef enum VtVerifyPolicy {
+typedef enum VtVerifyPolicy VT_ENUM_INT {
   VT_VERIFY_ALWAYS = 0, /* hash every compiled-tensor payload at every load */
   VT_VERIFY_MEMO = 1,   /* hash once per file identity, then trust a memo (default) */
   VT_VERIFY_NEVER = 2   /* trust payloads unhashed */

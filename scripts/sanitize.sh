@@ -4,16 +4,14 @@
 # non-recovering), builds the test executables below and runs each one.
 # Any sanitizer report fails the executable it occurs in, and the script.
 #
-# What runs: by default the unit tests of the modules whose parsers, index arithmetic and
-# packing take untrusted model bytes or raw pointers (base, layout, tensor, format, graph), the
-# kernels with their scalar twins, the weight forms (packing) and exec (arena, graph runner):
-# about 2.5 minutes under the sanitizers. VTENSOR_SANITIZE_MODULES="..." sets the modules (all:
-# "base layout tensor format graph kernels forms exec ops passes runtime export api tools"),
-# and VTENSOR_SANITIZE_CLI=1 adds the CLI tests (vt_cli_tests: every subcommand, bad inputs,
-# malformed models and payloads), which run the sanitized `vtensor` binary of the same build.
-# Both are left out of CI's default: a sanitized build of everything is about 560 compile steps
-# against about 170 for these modules (f32_gemm_avx512.cc alone takes minutes under ASan at
-# -O2), which a 2-core machine with a cold compiler cache cannot do within CI's 30 minutes.
+# What runs: the unit tests of every module (base, layout, tensor, format, graph, kernels,
+# forms, exec, ops, passes, runtime, export, api, tools: vt_<module>_tests), then the CLI tests
+# (vt_cli_tests: every subcommand, bad inputs, malformed models and payloads), which run the
+# sanitized `vtensor` binary of the same build: about 2.5 minutes under the sanitizers.
+# VTENSOR_SANITIZE_MODULES="..." narrows the modules (e.g. "base layout"); VTENSOR_SANITIZE_CLI
+# =0 leaves the CLI tests out. A cold sanitized build of all of it is about 560 compile steps,
+# about 90 minutes on 2 cores (f32_gemm_avx512.cc alone takes minutes under ASan at -O2): CI
+# relies on the compiler cache (ccache) of the machine it runs on, as for clang-tidy.
 #
 # usage: scripts/sanitize.sh [GTEST_ARGS...]    e.g. scripts/sanitize.sh --gtest_filter='Layout*'
 # VTENSOR_SANITIZE_BUILD_DIR: build directory (default build-sanitize)
@@ -28,7 +26,7 @@ case "$CXX_BIN" in
   clang++*) CC_BIN="${CXX_BIN/clang++/clang}" ;;
   *) CC_BIN="${CXX_BIN/g++/gcc}" ;;
 esac
-read -r -a MODULES <<< "${VTENSOR_SANITIZE_MODULES:-base layout tensor format graph kernels forms exec}"
+read -r -a MODULES <<< "${VTENSOR_SANITIZE_MODULES:-base layout tensor format graph kernels forms exec ops passes runtime export api tools}"
 
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DCMAKE_C_COMPILER="$CC_BIN" \
@@ -36,7 +34,7 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 TARGETS=()
 for m in "${MODULES[@]}"; do TARGETS+=("vt_${m}_tests"); done
 # vt_cli_tests runs the vtensor binary of its build directory (VTENSOR_BIN), here the sanitized one.
-[ "${VTENSOR_SANITIZE_CLI:-0}" = 0 ] || TARGETS+=(vt_cli_tests)
+[ "${VTENSOR_SANITIZE_CLI:-1}" = 0 ] || TARGETS+=(vt_cli_tests)
 ninja -C "$BUILD" -j "$JOBS" "${TARGETS[@]}"
 
 # allocator_may_return_null: a model asking for more memory than exists must reach the

@@ -113,17 +113,19 @@ class Arena {
   // already handed out keep their contents).
   void PrefaultHead() {
     uintptr_t base = 0;
+    size_t head = 0;  // within the region: one mapped without address space to spare is shorter
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (prefaulted_) return;
       prefaulted_ = true;
       if (regions_.empty() && NewRegion(kHugeHeadBytes) == nullptr) return;
       base = regions_.front().base;
+      head = std::min(regions_.front().len, kHugeHeadBytes);
     }
     // One call per huge page: the call holds the address-space lock, which other threads' mmap
     // calls wait for, only while one page is supplied.
     uint64_t supplied = 0;
-    for (size_t off = 0; off < kHugeHeadBytes; off += kHugePage)
+    for (size_t off = 0; off < head; off += kHugePage)
       if (::madvise(reinterpret_cast<void*>(base + off), kHugePage, kPopulateWrite) == 0)
         supplied += kHugePage;
     std::lock_guard<std::mutex> lock(mu_);

@@ -55,7 +55,7 @@ add_custom_target(vtensor_static ALL DEPENDS ${VT_STATIC_LIB})
 set(VT_PUBLIC_HEADERS
   vtensor_c.h
   runtime/session.h
-  base/status.h base/file.h
+  base/status.h base/file.h base/read_ahead.h
   layout/dtype.h layout/encoding.h layout/layout.h
   tensor/storage.h tensor/tensor.h tensor/value.h
   format/tensor_proto.h

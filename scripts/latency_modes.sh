@@ -22,9 +22,16 @@
 # which one burst of another process's work moves the median by 20-40 %. So each process times
 # runs for about --min-time seconds (the count is set per model from a calibration run of
 # vtensor, and is the same for every side).
+# --interleave runs a model's processes (every side's) side by side in time instead of one after
+# another: all are started, and all but one are stopped (SIGSTOP); each in turn then runs for a
+# slice (10 runs, at least 0.2 s) while the others wait. Every process then samples the same
+# minutes of the machine, whose speed drifts by 15-25 % between minutes on the VMs we measure,
+# so the spread is what differs between processes, not between minutes. Only one process runs
+# at a time: none competes with another for the cores. The first-run tables are left out in
+# this mode (a first run may straddle a slice).
 # See docs/benchmarks.md.
 #
-# usage: scripts/latency_modes.sh [--procs P] [--runs N | --min-time S] [--ort] [--ab K=V] [--vs DIR] [--build DIR] [CASE...]
+# usage: scripts/latency_modes.sh [--procs P] [--runs N | --min-time S] [--ort] [--ab K=V] [--vs DIR] [--interleave] [--build DIR] [CASE...]
 #   --procs P     processes per model and side (default 10)
 #   --min-time S  seconds of timed runs per process (default 1; at least 30 runs); each process
 #                 first runs once + 3 warmups
@@ -39,6 +46,7 @@ MIN_TIME=1
 ORT=0
 AB=""
 VS=""
+INTERLEAVE=0
 BUILD="${VTENSOR_BUILD_DIR:-$ROOT/build}"
 CASES=()
 while [[ $# -gt 0 ]]; do
@@ -49,8 +57,9 @@ while [[ $# -gt 0 ]]; do
     --ort) ORT=1; shift ;;
     --ab) AB="$2"; shift 2 ;;
     --vs) VS="$2"; shift 2 ;;
+    --interleave) INTERLEAVE=1; shift ;;
     --build) BUILD="$2"; shift 2 ;;
-    -h|--help) sed -n '2,33p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "latency_modes: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac
@@ -80,41 +89,85 @@ fi
 # V[case,side,key] = " v1 v2 ..." (one value per process) for the keys below.
 KEYS=(median_ms median_cpu_ms min_ms first_run_ms first_run_cpu_ms)
 declare -A V=()
-declare -A N=()  # timed runs per process, by case
+declare -A N=()   # timed runs per process, by case
+declare -A MS=()  # vtensor's median run (ms) in the calibration, by case
 for case in "${CASES[@]}"; do
-  if [[ -n "$RUNS" ]]; then N[$case]=$RUNS; continue; fi
-  cal="$("$VTENSOR" bench "$CACHE/$case/model.onnx" --data "$ROOT/tests/data/refcases/$case/test_data_set_0" \
+  MS[$case]="$("$VTENSOR" bench "$CACHE/$case/model.onnx" --data "$ROOT/tests/data/refcases/$case/test_data_set_0" \
     --runs 20 --warmup 3 --threads 1 | sed -n 's/^median_ms: *//p')"
-  N[$case]="$(awk -v t="$MIN_TIME" -v m="$cal" 'BEGIN { n = int(t * 1000 / m + 0.999); print (n < 30 ? 30 : n) }')"
+  if [[ -n "$RUNS" ]]; then N[$case]=$RUNS; continue; fi
+  N[$case]="$(awk -v t="$MIN_TIME" -v m="${MS[$case]}" 'BEGIN { n = int(t * 1000 / m + 0.999); print (n < 30 ? 30 : n) }')"
 done
-run_side() {  # SIDE MODEL DATA RUNS -> bench output
+run_side() {  # SIDE MODEL DATA RUNS -> bench output (the shell is replaced by the benchmark)
   case "$1" in
-    vt) "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
-    ort) "$ORT_BENCH" "$2" --data "$3" --runs "$4" --warmup 3 ;;
-    vt@*) "${1#vt@}/vtensor" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
-    *) env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
+    vt) exec "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
+    ort) exec "$ORT_BENCH" "$2" --data "$3" --runs "$4" --warmup 3 ;;
+    vt@*) exec "${1#vt@}/vtensor" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
+    *) exec env "$AB" "$VTENSOR" bench "$2" --data "$3" --runs "$4" --warmup 3 --threads 1 ;;
   esac
 }
-for ((p = 1; p <= PROCS; ++p)); do
-  echo "latency_modes: process $p/$PROCS" >&2
-  for case in "${CASES[@]}"; do
-    model="$CACHE/$case/model.onnx"
-    data="$ROOT/tests/data/refcases/$case/test_data_set_0"
-    # The sides' order changes with the process number (rotated, and reversed on even ones: all
-    # six orders of three sides over six processes): a first run that follows a process which
-    # freed much memory finds more of its fresh memory taken back by the host (docs/benchmarks.md,
-    # "Where the first run's time goes: code pages"), so no side may always follow the same one.
-    order=()
-    n=${#SIDES[@]}
-    for ((i = 0; i < n; ++i)); do
-      if ((p % 2)); then order+=("${SIDES[(i + p) % n]}"); else order+=("${SIDES[(n - 1 - i + p) % n]}"); fi
-    done
-    for side in "${order[@]}"; do
-      out="$(run_side "$side" "$model" "$data" "${N[$case]}")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
-      for k in "${KEYS[@]}"; do V[$case,$side,$k]+=" $(sed -n "s/^$k: *//p" <<<"$out")"; done
+collect() {  # CASE SIDE OUTPUT
+  for k in "${KEYS[@]}"; do V[$1,$2,$k]+=" $(sed -n "s/^$k: *//p" <<<"$3")"; done
+}
+sequential() {  # one process after another
+  for ((p = 1; p <= PROCS; ++p)); do
+    echo "latency_modes: process $p/$PROCS" >&2
+    for case in "${CASES[@]}"; do
+      model="$CACHE/$case/model.onnx"
+      data="$ROOT/tests/data/refcases/$case/test_data_set_0"
+      # The sides' order changes with the process number (rotated, and reversed on even ones: all
+      # six orders of three sides over six processes): a first run that follows a process which
+      # freed much memory finds more of its fresh memory taken back by the host (docs/benchmarks.md,
+      # "Where the first run's time goes: code pages"), so no side may always follow the same one.
+      order=()
+      n=${#SIDES[@]}
+      for ((i = 0; i < n; ++i)); do
+        if ((p % 2)); then order+=("${SIDES[(i + p) % n]}"); else order+=("${SIDES[(n - 1 - i + p) % n]}"); fi
+      done
+      for side in "${order[@]}"; do
+        out="$(run_side "$side" "$model" "$data" "${N[$case]}")" || { echo "latency_modes: $side failed on $case" >&2; exit 1; }
+        collect "$case" "$side" "$out"
+      done
     done
   done
-done
+}
+alive() { [[ -r /proc/$1/stat ]] && [[ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" != Z ]]; }
+interleaved() {  # every process of a model started, then run one at a time in slices
+  local tmp case side p pid slice
+  tmp="$(mktemp -d)"
+  for case in "${CASES[@]}"; do
+    echo "latency_modes: $case, $PROCS processes per side interleaved" >&2
+    model="$CACHE/$case/model.onnx"
+    data="$ROOT/tests/data/refcases/$case/test_data_set_0"
+    local pids=() names=()
+    for ((p = 1; p <= PROCS; ++p)); do
+      for side in "${SIDES[@]}"; do
+        (run_side "$side" "$model" "$data" "${N[$case]}") >"$tmp/$p.$side.out" 2>&1 &
+        pid=$!
+        kill -STOP "$pid"
+        pids+=("$pid")
+        names+=("$p.$side")
+      done
+    done
+    slice="$(awk -v m="${MS[$case]}" 'BEGIN { s = 3 * m / 1000; printf "%.3f", (s < 0.05 ? 0.05 : s) }')"
+    local running=1
+    while ((running)); do
+      running=0
+      for pid in "${pids[@]}"; do
+        alive "$pid" || continue
+        running=1
+        kill -CONT "$pid" 2>/dev/null || true
+        sleep "$slice"
+        kill -STOP "$pid" 2>/dev/null || true
+      done
+    done
+    for i in "${!pids[@]}"; do
+      wait "${pids[$i]}" || { echo "latency_modes: ${names[$i]#*.} failed on $case" >&2; exit 1; }
+      collect "$case" "${names[$i]#*.}" "$(cat "$tmp/${names[$i]}.out")"
+    done
+  done
+  rm -rf "$tmp"
+}
+if ((INTERLEAVE)); then interleaved; else sequential; fi
 
 spread_row() {  # CASE SIDE KEY
   tr ' ' '\n' <<<"${V[$1,$2,$3]}" | grep -v '^$' | sort -g |
@@ -140,7 +193,7 @@ for clock in wall cpu min; do
   printf '\nper-process %s, %d processes per model and side (ms)\n' "$what" "$PROCS"
   printf '%-32s %-26s %7s %10s %10s %8s  %s\n' "model" "side" "runs" "fastest" "slowest" "spread" "all (sorted)"
   for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do spread_row "$case" "$side" "$med"; done; done
-  [[ -z "$first" ]] && continue
+  [[ -z "$first" || $INTERLEAVE -eq 1 ]] && continue
   printf '\nfirst run after session creation against the %s (medians over the processes; ms)\n' "$what"
   printf '%-32s %-26s %10s %10s %8s %8s\n' "model" "side" "first run" "median" "ratio" "worst"
   for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do first_row "$case" "$side" "$first" "$med"; done; done

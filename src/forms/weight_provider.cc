@@ -46,6 +46,10 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
       if (mapped && !in_place) ReleaseMappedPages(w.raw_data(), w.nbytes());
     }
     if (observer_ && !in_place) observer_(name, w, p);
+    if (record_ && (p.hit || (in_place && w.storage() && w.storage()->mapped_file()))) {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_place_ranges_.push_back({p.bytes.data, p.bytes.size, p.bytes.keep_alive});
+    }
     d.outcome = in_place ? "read in place from the initializer (nothing packed or cached)"
                 : p.hit  ? "HIT (compiled entry used in place)"
                          : "packed at load from the initializer";
@@ -58,6 +62,11 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
     decisions_.push_back(std::move(d));
   }
   return out;
+}
+
+std::vector<MappedRange> WeightProvider::TakeInPlaceRanges() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(in_place_ranges_);
 }
 
 WeightProvider& WeightProvider::Default() {

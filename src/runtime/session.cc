@@ -5,6 +5,7 @@
 #include <set>
 #include <omp.h>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/core.h>
 #include <onnx/onnx_pb.h>
 
@@ -162,6 +163,9 @@ Expected<std::unique_ptr<Session>> Session::CreateTimed(
   s->cache_->Finish();
   s->WarnCacheMisses();
   clock.Mark("cache finish");
+  if (!opts.prepare_only)
+    s->read_ahead_ = ReadAhead::Start(s->provider_->TakeInPlaceRanges(),
+                                      ReadAheadModeFrom(std::getenv("VTENSOR_READ_AHEAD")));
   s->load_phases_ = std::move(phases);
   return s;
 }

@@ -109,6 +109,10 @@ void PrintLoadDecisions(const Session& s, FILE* out) {
                r.architecture.empty() ? "-" : r.architecture, EntryStateText(r),
                r.detail.empty() ? "" : "  " + r.detail);
   }
+  if (const ReadAhead* ra = s.read_ahead())
+    fmt::print(out, "load: {:.1f} MiB of weights read in place from mapped files: read ahead of "
+               "the first run on a background thread (VTENSOR_READ_AHEAD=off turns it off)\n",
+               static_cast<double>(ra->bytes_total()) / (1 << 20));
   fmt::print(out, "load: {} weights decided, {} compiled entries: {} hit, {} miss\n",
              s.weight_decisions().size(), s.cache_report().size(), hits,
              s.cache_report().size() - hits);

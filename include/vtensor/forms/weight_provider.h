@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "vtensor/base/read_ahead.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/forms/weight_cache.h"
 #include "vtensor/forms/weight_form.h"
@@ -55,6 +56,11 @@ class WeightProvider {
   WeightProfile profile() const { return profile_; }
   const std::vector<WeightDecision>& decisions() const { return decisions_; }
 
+  // The bytes that kernels read in place from a mapping, in the order Prepare gave them out (a
+  // graph's execution order): compiled payloads that hit, and file-backed sources read in place.
+  // For mapping them ahead of the first run (base/read_ahead.h); the list is moved out.
+  std::vector<MappedRange> TakeInPlaceRanges();
+
   // The provider used when a kernel is created outside a session (constant folding, tests):
   // the host's ISA, exact profile, no cache.
   static WeightProvider& Default();
@@ -67,6 +73,7 @@ class WeightProvider {
   WeightObserver observer_;
   std::mutex mu_;
   std::vector<WeightDecision> decisions_;
+  std::vector<MappedRange> in_place_ranges_;
 };
 
 // Name of the f32 GEMM microkernel (kernels/gemm table row) the runtime uses for a GEMM of

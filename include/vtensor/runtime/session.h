@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "vtensor/base/read_ahead.h"
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 #include "vtensor/tensor/value.h"
@@ -176,6 +177,10 @@ class Session {
   // The steps creation took, in order (Load's parse and import included; their sum is the
   // session-ready time less the caller's own overhead).
   const std::vector<LoadPhase>& load_phases() const { return load_phases_; }
+  // The background thread that reads, ahead of the first run and in its order, the weights
+  // kernels read in place from the model's mapped files (base/read_ahead.h); null when there
+  // are none or VTENSOR_READ_AHEAD=off.
+  const ReadAhead* read_ahead() const { return read_ahead_.get(); }
 
  private:
   Session() = default;
@@ -204,6 +209,9 @@ class Session {
   std::unique_ptr<GraphRunner> runner_;
   std::vector<LoadPhase> load_phases_;
   CacheEntryReport plan_report_;
+  // Maps the weights read in place ahead of the first run (base/read_ahead.h); stopped and
+  // joined first when the session is destroyed. Null when there was nothing to map.
+  std::unique_ptr<ReadAhead> read_ahead_;
 };
 
 }  // namespace vt

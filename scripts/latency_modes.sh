@@ -199,3 +199,4 @@ for clock in wall cpu min; do
   for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do first_row "$case" "$side" "$first" "$med"; done; done
 done
 echo "(spread = slowest / fastest process; ratio = first run / median of the same process, median over processes; worst = its largest)"
+((INTERLEAVE)) && echo "(--interleave: a run that straddles a slice counts the other processes' slices in its wall clock; the thread CPU time table is the one to read)"

@@ -24,11 +24,12 @@
 # vtensor, and is the same for every side).
 # --interleave runs a model's processes (every side's) side by side in time instead of one after
 # another: all are started, and all but one are stopped (SIGSTOP); each in turn then runs for a
-# slice (10 runs, at least 0.2 s) while the others wait. Every process then samples the same
+# slice (three of vtensor's runs, at least 50 ms) while the others wait. Every process then samples the same
 # minutes of the machine, whose speed drifts by 15-25 % between minutes on the VMs we measure,
 # so the spread is what differs between processes, not between minutes. Only one process runs
-# at a time: none competes with another for the cores. The first-run tables are left out in
-# this mode (a first run may straddle a slice).
+# at a time: none competes with another for the cores, but all hold their sessions in memory at
+# once (P x sides sessions). The first-run tables are left out in this mode (a first run may
+# straddle a slice).
 # See docs/benchmarks.md.
 #
 # usage: scripts/latency_modes.sh [--procs P] [--runs N | --min-time S] [--ort] [--ab K=V] [--vs DIR] [--interleave] [--build DIR] [CASE...]
@@ -92,6 +93,7 @@ declare -A V=()
 declare -A N=()   # timed runs per process, by case
 declare -A MS=()  # vtensor's median run (ms) in the calibration, by case
 for case in "${CASES[@]}"; do
+  if [[ -n "$RUNS" && $INTERLEAVE -eq 0 ]]; then N[$case]=$RUNS; continue; fi
   MS[$case]="$("$VTENSOR" bench "$CACHE/$case/model.onnx" --data "$ROOT/tests/data/refcases/$case/test_data_set_0" \
     --runs 20 --warmup 3 --threads 1 | sed -n 's/^median_ms: *//p')"
   if [[ -n "$RUNS" ]]; then N[$case]=$RUNS; continue; fi
@@ -130,20 +132,30 @@ sequential() {  # one process after another
     done
   done
 }
-alive() { [[ -r /proc/$1/stat ]] && [[ "$(awk '{ print $3 }' /proc/$1/stat 2>/dev/null)" != Z ]]; }
+# Whether process $1 is still this shell's running (or stopped) child: not gone, not a zombie,
+# and not another process that took its number after it was reaped.
+alive() {
+  local stat rest state ppid
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1  # a builtin: no child of ours
+  rest="${stat##*) }"  # after the command name, which may hold spaces and parentheses
+  read -r state ppid _ <<<"$rest"
+  [[ "$state" != Z && "$ppid" == "$$" ]]
+}
 interleaved() {  # every process of a model started, then run one at a time in slices
-  local tmp case side p pid slice
-  tmp="$(mktemp -d)"
+  local case side p pid slice
+  tmp="$(mktemp -d)"  # global: the EXIT trap reads it
+  # An interrupted or failed run leaves no stopped process and no files behind.
+  trap 'for q in "${pids[@]}"; do alive "$q" && kill -KILL "$q"; done; rm -rf "$tmp"' EXIT
   for case in "${CASES[@]}"; do
     echo "latency_modes: $case, $PROCS processes per side interleaved" >&2
     model="$CACHE/$case/model.onnx"
     data="$ROOT/tests/data/refcases/$case/test_data_set_0"
-    local pids=() names=()
+    pids=() names=()  # global: the EXIT trap reads them
     for ((p = 1; p <= PROCS; ++p)); do
       for side in "${SIDES[@]}"; do
         (run_side "$side" "$model" "$data" "${N[$case]}") >"$tmp/$p.$side.out" 2>&1 &
         pid=$!
-        kill -STOP "$pid"
+        kill -STOP "$pid" 2>/dev/null || true
         pids+=("$pid")
         names+=("$p.$side")
       done
@@ -161,10 +173,15 @@ interleaved() {  # every process of a model started, then run one at a time in s
       done
     done
     for i in "${!pids[@]}"; do
-      wait "${pids[$i]}" || { echo "latency_modes: ${names[$i]#*.} failed on $case" >&2; exit 1; }
+      wait "${pids[$i]}" || {
+        echo "latency_modes: ${names[$i]#*.} failed on $case:" >&2
+        tail -n 3 "$tmp/${names[$i]}.out" >&2
+        exit 1
+      }
       collect "$case" "${names[$i]#*.}" "$(cat "$tmp/${names[$i]}.out")"
     done
   done
+  trap - EXIT
   rm -rf "$tmp"
 }
 if ((INTERLEAVE)); then interleaved; else sequential; fi
@@ -199,4 +216,6 @@ for clock in wall cpu min; do
   for case in "${CASES[@]}"; do for side in "${SIDES[@]}"; do first_row "$case" "$side" "$first" "$med"; done; done
 done
 echo "(spread = slowest / fastest process; ratio = first run / median of the same process, median over processes; worst = its largest)"
-((INTERLEAVE)) && echo "(--interleave: a run that straddles a slice counts the other processes' slices in its wall clock; the thread CPU time table is the one to read)"
+if ((INTERLEAVE)); then
+  echo "(--interleave: a run that straddles a slice counts the other processes' slices in its wall clock; the thread CPU time table is the one to read)"
+fi

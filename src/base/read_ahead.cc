@@ -9,7 +9,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <system_error>
 #include <thread>
 
 namespace vt {
@@ -48,30 +47,57 @@ struct ReadAhead::State {
   void Body();
 };
 
+namespace {
+
+// Blocks the asynchronous signals on the calling thread while it lives (a thread created
+// meanwhile inherits the mask); the synchronous ones stay as they were, so that a fault is
+// handled as on any thread.
+class AsyncSignalsBlocked {
+ public:
+  AsyncSignalsBlocked() {
+    sigset_t set;
+    sigfillset(&set);
+    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS}) sigdelset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+  }
+  ~AsyncSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  AsyncSignalsBlocked(const AsyncSignalsBlocked&) = delete;
+  AsyncSignalsBlocked& operator=(const AsyncSignalsBlocked&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+}  // namespace
+
+ReadAhead::ReadAhead(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
 std::unique_ptr<ReadAhead> ReadAhead::Start(std::vector<MappedRange> ranges, ReadAheadMode mode) {
   std::erase_if(ranges, [](const MappedRange& r) {
     return r.data == nullptr || r.size == 0 || r.keep_alive == nullptr;
   });
   if (mode == ReadAheadMode::kOff || ranges.empty()) return nullptr;
-  auto state = std::make_shared<State>();
+  auto state = std::make_unique<State>();
   for (const MappedRange& r : ranges) state->bytes_total += r.size;
   state->ranges = std::move(ranges);
-  // The new thread inherits this thread's signal mask: all blocked while it is created.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  bool started = true;
+  std::unique_ptr<ReadAhead> ra(new ReadAhead(std::move(state)));
   try {
-    std::thread([state] { state->Body(); }).detach();
-  } catch (const std::system_error&) {
-    started = false;
+    AsyncSignalsBlocked blocked;
+    ra->thread_ = std::thread([s = ra->state_.get()] { s->Body(); });
+  } catch (const std::exception&) {  // std::system_error, std::bad_alloc: no thread
+    return nullptr;
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  if (!started) return nullptr;
-  return std::unique_ptr<ReadAhead>(new ReadAhead(std::move(state)));
+  return ra;
 }
 
-ReadAhead::~ReadAhead() { state_->stop.store(true, std::memory_order_relaxed); }
+ReadAhead::~ReadAhead() {
+  if (!thread_.joinable()) return;  // Start failed to create it
+  state_->stop.store(true, std::memory_order_relaxed);
+  // Raised from SCHED_IDLE so that it reaches the stop flag soon on a busy machine.
+  sched_param normal{};
+  pthread_setschedparam(thread_.native_handle(), SCHED_OTHER, &normal);
+  thread_.join();
+}
 
 uint64_t ReadAhead::bytes_done() const {
   return state_->bytes_done.load(std::memory_order_relaxed);
@@ -98,7 +124,6 @@ void ReadAhead::State::Body() {
       b = e;
     }
   }
-  ranges.clear();  // the keep-alive handles: a mapping nothing else holds is unmapped here
   std::lock_guard<std::mutex> lock(mu);
   finished = true;
   cv.notify_all();

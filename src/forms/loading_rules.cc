@@ -203,6 +203,7 @@ Verdict ExternalPayload(const vtensor::CompiledTensorProto& ct, size_t want,
   out->data = slot->data() + ep.offset();
   out->size = want;
   out->keep_alive = slot;
+  out->mapped = true;
   return std::nullopt;
 }
 

@@ -62,6 +62,7 @@ struct Payload {
   const uint8_t* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> keep_alive;
+  bool mapped = false;  // the bytes lie in a file mapping (an external payload)
 };
 
 // Inline raw_data of `want` bytes; `ext` keeps it alive.

@@ -235,6 +235,7 @@ std::optional<PackedWeight> WeightCache::Take(const std::string& source, const T
     w.data = e.payload.data;
     w.size = e.payload.size;
     w.keep_alive = e.payload.keep_alive;
+    w.mapped = e.payload.mapped;
     return w;
   }
   return std::nullopt;

@@ -46,10 +46,12 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
       if (mapped && !in_place) ReleaseMappedPages(w.raw_data(), w.nbytes());
     }
     if (observer_ && !in_place) observer_(name, w, p);
-    if (record_ && (p.hit || (in_place && w.storage() && w.storage()->mapped_file()))) {
-      std::lock_guard<std::mutex> lock(mu_);
-      in_place_ranges_.push_back({p.bytes.data, p.bytes.size, p.bytes.keep_alive});
-    }
+    // What a kernel reads from a file mapping: an external payload that hit, or a mapped
+    // source read in place (not the aligned copy of a misaligned one).
+    const bool mapped_in_place =
+        p.hit ? p.bytes.mapped
+              : in_place && w.storage() && w.storage()->mapped_file() && p.bytes.data == w.raw_data();
+    if (record_ && mapped_in_place) RecordInPlace(p.bytes);
     d.outcome = in_place ? "read in place from the initializer (nothing packed or cached)"
                 : p.hit  ? "HIT (compiled entry used in place)"
                          : "packed at load from the initializer";
@@ -64,8 +66,16 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
   return out;
 }
 
+void WeightProvider::RecordInPlace(const PackedWeight& bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ranges_taken_ || !in_place_seen_.insert(bytes.data).second) return;
+  in_place_ranges_.push_back({bytes.data, bytes.size, bytes.keep_alive});
+}
+
 std::vector<MappedRange> WeightProvider::TakeInPlaceRanges() {
   std::lock_guard<std::mutex> lock(mu_);
+  ranges_taken_ = true;
+  in_place_seen_.clear();
   return std::move(in_place_ranges_);
 }
 

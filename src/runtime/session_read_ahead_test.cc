@@ -16,8 +16,8 @@ namespace {
 
 constexpr int64_t kK = 1024, kN = 512;  // W: 2 MiB of float
 
-// y = MatMul(x[1, kK], W[kK, kN]) with W in the external data file `dir`/w.bin: at M = 1 the
-// GEMV reads W in place from that file's mapping.
+// y = MatMul(x[1, kK], W[kK, kN]) and y2 = MatMul(x, W) with W in the external data file
+// `dir`/w.bin: at M = 1 the GEMVs read W in place from that file's mapping.
 std::string ModelBytes(const std::string& dir) {
   onnx::ModelProto m;
   m.set_ir_version(8);
@@ -39,18 +39,21 @@ std::string ModelBytes(const std::string& dir) {
   auto* loc = w->add_external_data();
   loc->set_key("location");
   loc->set_value("w.bin");
-  for (auto [io, name, n] : {std::tuple{g->add_input(), "x", kK}, {g->add_output(), "y", kN}}) {
+  for (auto [io, name, n] : {std::tuple{g->add_input(), "x", kK}, {g->add_output(), "y", kN},
+                             {g->add_output(), "y2", kN}}) {
     io->set_name(name);
     auto* tt = io->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(onnx::TensorProto::FLOAT);
     tt->mutable_shape()->add_dim()->set_dim_value(1);
     tt->mutable_shape()->add_dim()->set_dim_value(n);
   }
-  auto* mm = g->add_node();
-  mm->set_op_type("MatMul");
-  mm->add_input("x");
-  mm->add_input("W");
-  mm->add_output("y");
+  for (const char* y : {"y", "y2"}) {
+    auto* mm = g->add_node();
+    mm->set_op_type("MatMul");
+    mm->add_input("x");
+    mm->add_input("W");
+    mm->add_output(y);
+  }
   return m.SerializeAsString();
 }
 
@@ -78,7 +81,8 @@ class SessionReadAheadTest : public ::testing::Test {
   SessionOptions so_;
 };
 
-TEST_F(SessionReadAheadTest, LoadedModelsInPlaceWeightIsReadAhead) {
+// W once, though two nodes read it.
+TEST_F(SessionReadAheadTest, LoadedModelsInPlaceWeightIsReadAheadOnce) {
   auto s = Session::Load(path_, so_);
   ASSERT_TRUE(s.ok()) << s.status().message();
   const ReadAhead* ra = (*s)->read_ahead();

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace vt {
@@ -42,15 +43,18 @@ enum class ReadAheadMode {
 // The mode `value` (VTENSOR_READ_AHEAD's value, null when unset) names.
 ReadAheadMode ReadAheadModeFrom(const char* value);
 
-// A background thread reading ranges in order. The thread holds the ranges' keep-alive handles
-// until it ends, so it may outlive this object: destroying it only asks the thread to stop after
-// its current chunk (it does not wait). Accessors are thread-safe.
+// A background thread reading ranges in order. Destroying this object stops the thread after
+// its current chunk and joins it (the thread is first raised to normal priority, so that a busy
+// machine does not keep the caller waiting: at most one chunk, 512 page reads); the ranges'
+// keep-alive handles are released then. Accessors are thread-safe.
 class ReadAhead {
  public:
   // Starts the thread over `ranges` (in this order; ranges without data, bytes or keep-alive
   // handle are skipped). Null when there is nothing to read, `mode` is kOff, or no thread could
   // be created (then nothing is read: the run takes its faults as without read-ahead). The
-  // thread runs with every signal blocked, so the process's handlers never run on it.
+  // thread runs with the asynchronous signals blocked, so the process's handlers for them never
+  // run on it; a fault it takes (SIGBUS from a file truncated under its mapping) is handled as on
+  // any thread.
   static std::unique_ptr<ReadAhead> Start(std::vector<MappedRange> ranges, ReadAheadMode mode);
   ~ReadAhead();
   ReadAhead(const ReadAhead&) = delete;
@@ -60,14 +64,15 @@ class ReadAhead {
   uint64_t bytes_done() const;
   // Sum of the ranges' sizes.
   uint64_t bytes_total() const;
-  // Blocks until the thread has gone through every range (or was stopped).
+  // Blocks until the thread has gone through every range.
   void Wait() const;
 
-  struct State;  // shared with the thread (read_ahead.cc)
+  struct State;  // what the thread reads and reports (read_ahead.cc)
 
  private:
-  explicit ReadAhead(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  std::shared_ptr<State> state_;
+  explicit ReadAhead(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+  std::thread thread_;
 };
 
 }  // namespace vt

@@ -133,6 +133,7 @@ struct PackedWeight {
   const uint8_t* data = nullptr;
   size_t size = 0;
   std::shared_ptr<const void> keep_alive;
+  bool mapped = false;  // the bytes lie in a file mapping (a compiled entry's external payload)
 };
 
 // Packs `weight` (contiguous or not; shape == form.layout.shape(); the element type its row

@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,9 +57,10 @@ class WeightProvider {
   WeightProfile profile() const { return profile_; }
   const std::vector<WeightDecision>& decisions() const { return decisions_; }
 
-  // The bytes that kernels read in place from a mapping, in the order Prepare gave them out (a
-  // graph's execution order): compiled payloads that hit, and file-backed sources read in place.
-  // For mapping them ahead of the first run (base/read_ahead.h); the list is moved out.
+  // The bytes that kernels read in place from file mappings, in the order Prepare first gave
+  // them out (a graph's execution order), each once: external payloads of compiled entries that
+  // hit, and mapped sources read in place. For reading them ahead of the first run
+  // (base/read_ahead.h); the list is moved out, and weights prepared later are not recorded.
   std::vector<MappedRange> TakeInPlaceRanges();
 
   // The provider used when a kernel is created outside a session (constant folding, tests):
@@ -73,7 +75,11 @@ class WeightProvider {
   WeightObserver observer_;
   std::mutex mu_;
   std::vector<WeightDecision> decisions_;
+  // TakeInPlaceRanges's list (guarded by mu_).
+  void RecordInPlace(const PackedWeight& bytes);
   std::vector<MappedRange> in_place_ranges_;
+  std::set<const void*> in_place_seen_;
+  bool ranges_taken_ = false;
 };
 
 // Name of the f32 GEMM microkernel (kernels/gemm table row) the runtime uses for a GEMM of

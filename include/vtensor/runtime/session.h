@@ -209,8 +209,8 @@ class Session {
   std::unique_ptr<GraphRunner> runner_;
   std::vector<LoadPhase> load_phases_;
   CacheEntryReport plan_report_;
-  // Maps the weights read in place ahead of the first run (base/read_ahead.h); stopped and
-  // joined first when the session is destroyed. Null when there was nothing to map.
+  // Reads the weights read in place ahead of the first run (base/read_ahead.h); stopped and
+  // joined first when the session is destroyed. Null when there was nothing to read.
   std::unique_ptr<ReadAhead> read_ahead_;
 };
 

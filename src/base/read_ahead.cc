@@ -27,28 +27,6 @@ void TouchChunk(uintptr_t b, uintptr_t e) {
   asm volatile("" : : "r"(sum));  // the reads are the point; keep them
 }
 
-}  // namespace
-
-ReadAheadMode ReadAheadModeFrom(const char* value) {
-  if (value != nullptr && (std::strcmp(value, "off") == 0 || std::strcmp(value, "0") == 0))
-    return ReadAheadMode::kOff;
-  return ReadAheadMode::kTouch;
-}
-
-struct ReadAhead::State {
-  std::vector<MappedRange> ranges;
-  uint64_t bytes_total = 0;
-  std::atomic<uint64_t> bytes_done{0};
-  std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::condition_variable cv;
-  bool finished = false;  // guarded by mu
-
-  void Body();
-};
-
-namespace {
-
 // Blocks the asynchronous signals on the calling thread while it lives (a thread created
 // meanwhile inherits the mask); the synchronous ones stay as they were, so that a fault is
 // handled as on any thread.
@@ -69,6 +47,24 @@ class AsyncSignalsBlocked {
 };
 
 }  // namespace
+
+ReadAheadMode ReadAheadModeFrom(const char* value) {
+  if (value != nullptr && (std::strcmp(value, "off") == 0 || std::strcmp(value, "0") == 0))
+    return ReadAheadMode::kOff;
+  return ReadAheadMode::kTouch;
+}
+
+struct ReadAhead::State {
+  std::vector<MappedRange> ranges;
+  uint64_t bytes_total = 0;
+  std::atomic<uint64_t> bytes_done{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;  // guarded by mu
+
+  void Body();
+};
 
 ReadAhead::ReadAhead(std::unique_ptr<State> state) : state_(std::move(state)) {}
 

@@ -1,5 +1,7 @@
 #include "vtensor/forms/weight_provider.h"
 
+#include <set>
+
 #include "vtensor/base/file.h"
 #include "vtensor/base/page_memory.h"
 #include "vtensor/forms/form_table.h"
@@ -68,15 +70,19 @@ Expected<std::optional<PreparedWeight>> WeightProvider::Prepare(const Node& node
 
 void WeightProvider::RecordInPlace(const PackedWeight& bytes) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (ranges_taken_ || !in_place_seen_.insert(bytes.data).second) return;
-  in_place_ranges_.push_back({bytes.data, bytes.size, bytes.keep_alive});
+  if (!ranges_taken_) in_place_ranges_.push_back({bytes.data, bytes.size, bytes.keep_alive});
 }
 
 std::vector<MappedRange> WeightProvider::TakeInPlaceRanges() {
   std::lock_guard<std::mutex> lock(mu_);
   ranges_taken_ = true;
-  in_place_seen_.clear();
-  return std::move(in_place_ranges_);
+  // A weight read by several nodes was recorded by each: its first use only.
+  std::set<const void*> seen;
+  std::vector<MappedRange> out;
+  for (MappedRange& r : in_place_ranges_)
+    if (seen.insert(r.data).second) out.push_back(std::move(r));
+  in_place_ranges_.clear();
+  return out;
 }
 
 WeightProvider& WeightProvider::Default() {

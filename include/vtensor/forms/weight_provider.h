@@ -9,7 +9,6 @@
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -78,7 +77,6 @@ class WeightProvider {
   // TakeInPlaceRanges's list (guarded by mu_).
   void RecordInPlace(const PackedWeight& bytes);
   std::vector<MappedRange> in_place_ranges_;
-  std::set<const void*> in_place_seen_;
   bool ranges_taken_ = false;
 };
 

@@ -45,7 +45,8 @@ inline constexpr size_t kF32GemvLaneBlock = 128;
 inline constexpr size_t kF32GemvLanes = 16;
 
 // Columns [n0, n1) of all `m` rows (1 <= m <= the row's max_m, n0 < n1 <= N); c points at
-// C(0, 0). K may be 0 (then only the epilogue is written).
+// C(0, 0). K may be 0 (then only the epilogue is written). The kKn rows keep their block and
+// group sums on the calling thread's stack: at most 64 KiB (the AVX-512 row), 16 KiB (AVX2).
 using F32GemvFn = void (*)(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,
                            const float* b, size_t ldb, float* c, size_t ldc,
                            const F32GemmEpilogue* ep);
@@ -81,7 +82,7 @@ void F32Gemv(const F32GemvKernel& kernel, size_t M, size_t N, size_t K, const fl
              const F32GemmEpilogue& ep, int threads = 1);
 
 // Per-ISA rows (f32_gemv_{avx512,avx2,scalar}.cc).
-void f32_gemv_kn_8x1024_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a,
+void f32_gemv_kn_8x4096_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a,
                                size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
                                const F32GemmEpilogue* ep);
 void f32_gemv_nk_8x8_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,

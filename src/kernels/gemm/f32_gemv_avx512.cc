@@ -2,11 +2,14 @@
 // file alone is compiled with the AVX-512 flags and -ffp-contract=off; it is only called after
 // run-time CPU detection.
 //
-// kKn: B is walked row by row, four rows at a time, across a band of columns (1024 columns, a
-// 4 KiB page of each row, for one or two rows of A; narrower for more rows so that the block
-// and group sums stay in L1): each step reads whole cache lines of four rows in order, which
-// the hardware prefetcher follows, and a software prefetch fetches the next four rows' lines.
-// The block and group sums of f32_gemm_ukernel.h live in small arrays, the running value in C.
+// kKn: B is walked row by row, four rows at a time, across a band of columns (4096 columns,
+// 16 KiB of each row, for one or two rows of A; 2048 for three or four; narrower for more
+// rows): each step reads whole cache lines of four rows in order, which the hardware
+// prefetcher follows, and a software prefetch fetches the next four rows' lines. The block and
+// group sums of f32_gemm_ukernel.h live in arrays on the stack (2 x rows x band floats, at most
+// 64 KiB), the running value in C. A band of 1024 columns (one 4 KiB page per row, sums in
+// L1) streamed B at 0.70-0.87x the packed panels' speed for 1-4 rows; 16 KiB per row reaches
+// the machine's read speed (docs/benchmarks.md, "Weights read in place by small-M GEMMs").
 // (Walking a 32-column strip down all K rows instead, as the GEMM microkernels do on panels,
 // touches a new page per row.)
 // kNk: each element is a dot product of a row of A and a row of B, both contiguous: MR x NC
@@ -228,14 +231,14 @@ void Nk(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda, co
 
 }  // namespace
 
-void f32_gemv_kn_8x1024_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a,
+void f32_gemv_kn_8x4096_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a,
                                size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
                                const F32GemmEpilogue* ep) {
   switch (m) {
-    case 1: return Kn<1, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 2: return Kn<2, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 3: return Kn<3, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 4: return Kn<4, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 1: return Kn<1, 4096>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 2: return Kn<2, 4096>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 3: return Kn<3, 2048>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 4: return Kn<4, 2048>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 5: return Kn<5, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 6: return Kn<6, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 7: return Kn<7, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);

@@ -110,6 +110,11 @@ TEST_P(GemvRowTest, MatchesTwinOnOddSizes) {
       const Case cs(m, n, k, static_cast<int>(m % 4), m % 2, row.order, seed += 7);
       ExpectBitIdentical(cs.Run(row, 0, n), cs.Twin(row.products, 0, n), cs.Name());
     }
+  // Wider than the widest column band (4096), with a tail: bands turn over mid-row.
+  for (size_t m = 1; m <= row.max_m; ++m) {
+    const Case cs(m, 6161, 600, static_cast<int>(m % 4), m % 2, row.order, seed += 7);
+    ExpectBitIdentical(cs.Run(row, 0, 6161), cs.Twin(row.products, 0, 6161), cs.Name());
+  }
   for (size_t m : {size_t{1}, row.max_m}) {
     const Case cs(m, 4096, 4096, 1, 0, row.order, seed += 7);
     ExpectBitIdentical(cs.Run(row, 0, 4096), cs.Twin(row.products, 0, 4096), cs.Name());

@@ -1,5 +1,8 @@
 #include "vtensor/forms/conv_mode.h"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace vt {
 
 ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_strides_pads) {
@@ -11,6 +14,17 @@ ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_str
   if (one && unit_strides_pads) return ConvWeightMode::kPointwise;
   if (rank > 4) return ConvWeightMode::kIm2colNd;
   return w[1] >= kConvTapMajorMinChannels ? ConvWeightMode::kTapMajor : ConvWeightMode::kPacked;
+}
+
+bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilations) {
+  static const bool enabled = [] {
+    const char* v = std::getenv("VTENSOR_CONV_WINOGRAD");
+    return v == nullptr || std::string_view(v) != "off";
+  }();
+  if (!enabled || !unit_strides_dilations || group != 1) return false;
+  if (w.size() != 4 || w[2] != 3 || w[3] != 3) return false;
+  return w[0] >= kConvWinogradMinChannels && w[1] >= kConvWinogradMinChannels &&
+         w[0] * w[1] <= kConvWinogradMaxFilterPairs;
 }
 
 }  // namespace vt

@@ -22,6 +22,13 @@ bool UnitStridesAndPads(const Node& n) {
   return true;
 }
 
+bool UnitStridesAndDilations(const Node& n) {
+  for (const char* attr : {"strides", "dilations"})
+    for (int64_t v : n.GetInts(attr))
+      if (v != 1) return false;
+  return true;
+}
+
 WeightUseInfo MatMulB(const Node&) { return {WeightUse::kMatMulB}; }
 
 WeightUseInfo GemmB(const Node& n) {
@@ -29,7 +36,9 @@ WeightUseInfo GemmB(const Node& n) {
 }
 
 WeightUseInfo ConvFilter(const Node& n) {
-  return {WeightUse::kConvFilter, n.GetInt("group", 1), UnitStridesAndPads(n)};
+  WeightUseInfo u{WeightUse::kConvFilter, n.GetInt("group", 1), UnitStridesAndPads(n)};
+  u.unit_strides_dilations = UnitStridesAndDilations(n);
+  return u;
 }
 
 WeightUseInfo NBitsCodes(const Node&) { return {WeightUse::kNBitsCodes}; }

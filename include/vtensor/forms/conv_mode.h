@@ -22,4 +22,15 @@ inline constexpr int64_t kConvTapMajorMinChannels = 16;
 //   kPacked     otherwise: K ordered (channels, taps)
 ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_strides_pads);
 
+// Winograd F(4x4, 3x3) (src/kernels/conv/f32_winograd.h): Conv runs a constant filter `w`
+// [M, C, 3, 3] of an ungrouped 2-D convolution with unit strides and dilations (any pads) on a
+// transform of it made at session creation, when M and C >= kConvWinogradMinChannels (with
+// fewer, the transforms, whose cost grows with C + M, take too large a share) and M * C <=
+// kConvWinogradMaxFilterPairs (bounds the transform's cost at creation: it is not a layout, so
+// nothing is cached for it; docs/weight-forms.md). No packed form is offered for such a
+// filter. VTENSOR_CONV_WINOGRAD=off in the environment turns the mode off (read once).
+inline constexpr int64_t kConvWinogradMinChannels = 16;
+inline constexpr int64_t kConvWinogradMaxFilterPairs = int64_t{128} * 128;
+bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilations);
+
 }  // namespace vt

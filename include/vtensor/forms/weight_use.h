@@ -33,6 +33,7 @@ struct WeightUseInfo {
   WeightUse use = WeightUse::kMatMulB;
   int64_t group = 1;              // Conv
   bool unit_strides_pads = true;  // Conv: all strides 1 and all pads 0
+  bool unit_strides_dilations = false;  // Conv: all strides and dilations 1 (Winograd)
   // MatMulNBits planes: rows (N), units per row and elements per unit (bs/2 for codes, else 1).
   int64_t nbits_rows = 0;
   int64_t nbits_cols = 0;

@@ -16,6 +16,9 @@
 //              into panels block by block (few channels would make tap-sized K blocks tiny).
 //   im2col-nd  3-D and up: generic im2col panels.
 //   depthwise  group == C == M (1-D/2-D): a dedicated kernel, vectorised over output width.
+//   winograd   a constant 3x3 filter, 2-D, ungrouped, unit strides and dilations, enough
+//              channels (forms/conv_mode.h ConvWinogradApplies): Winograd F(4x4, 3x3), 36
+//              GEMMs over the tiles.
 //
 // Each mode is one function (ops/nn/conv_modes.h): the mode of a constant filter is its weight
 // form's (forms/weight_form.h ChooseConvWeightMode, so packing and compute agree) and its
@@ -36,6 +39,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "ops/nn/conv_epilogue.h"
 #include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
@@ -53,6 +57,13 @@ bool UnitStridesAndPads(const Node& node) {
   for (int64_t p : node.GetInts("pads"))
     if (p != 0) return false;
   return true;  // SAME_* pads of a 1x1 stride-1 kernel are 0 too
+}
+
+bool UnitStridesAndDilations(const Node& node) {
+  for (const char* attr : {"strides", "dilations"})
+    for (int64_t v : node.GetInts(attr))
+      if (v != 1) return false;
+  return true;
 }
 
 bool UnitStridesAndPads(const SpatialGeometry& geo) {
@@ -131,6 +142,8 @@ class ConvKernel final : public OpKernel {
   ConvModeFn run_ = nullptr;                      // mode_'s function
   Tensor w_const_;                                // the constant W the panels were built from
   std::vector<kernels::F32Panels> w_panels_;      // per group
+  std::vector<kernels::F32Panels> winograd_;      // Winograd mode: the 36 transformed operands
+  const kernels::F32WinogradKernel* winograd_row_ = nullptr;  // capped at the session's ISA
   ConvEpilogue epi_;                              // fused activation (empty: none)
 };
 
@@ -144,6 +157,17 @@ ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwCo
   mode_ = ChooseConvWeightMode(w->shape(), group, UnitStridesAndPads(node));
   if (mode_ == ConvMode::kDepthwise) return;  // weights read in place
   w_const_ = *w;
+  if (ConvWinogradApplies(w->shape(), group, UnitStridesAndDilations(node))) {
+    // Transformed here, not a cached form (docs/weight-forms.md, "Winograd filters").
+    const char* isa = KernelIsaName(init);
+    winograd_row_ = &kernels::F32WinogradKernelForIsa(isa);
+    gemm_ = &WinogradGemmRow(isa, static_cast<size_t>(w->dim(0)));
+    const Tensor wc = w->Contiguous();
+    winograd_ = kernels::MakeF32WinogradFilterPanels(gemm_->mr, wc.data<float>(),
+                                                     static_cast<size_t>(w->dim(0)),
+                                                     static_cast<size_t>(w->dim(1)));
+    return;
+  }
   run_ = ConvModeFunction(mode_);
   const int64_t mg = w->dim(0) / group, k = w->numel() / w->dim(0);
   // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
@@ -200,11 +224,12 @@ Status ConvKernel::Compute(KernelContext& ctx) const {
   }
   const ConvMode mode =
       ChooseConvWeightMode(in.W.shape(), in.group, UnitStridesAndPads(in.geo));
+  const bool winograd = !winograd_.empty() && in.geo.rank() == 2 && IsSameConstant(in.W, w_const_);
   const bool prepacked = !w_panels_.empty() && mode == mode_ && IsSameConstant(in.W, w_const_);
 
   const Tensor x = AsF32(in.X);
   const Tensor b = in.B.defined() ? AsF32(in.B) : Tensor();
-  const Tensor w = prepacked ? Tensor() : AsF32(in.W);
+  const Tensor w = prepacked || winograd ? Tensor() : AsF32(in.W);
   Tensor yf = dt == DType::kFloat32 ? Y : Tensor::Empty(DType::kFloat32, in.yshape);
   ConvCall c;
   c.x = x.data<float>();
@@ -214,14 +239,18 @@ Status ConvKernel::Compute(KernelContext& ctx) const {
   c.C = in.X.dim(1);
   c.M = in.W.dim(0);
   c.group = in.group;
-  c.gemm = prepacked ? gemm_ : &kernels::F32GemmKernelForM(static_cast<size_t>(c.Mg()));
+  c.gemm = prepacked || winograd ? gemm_ : &kernels::F32GemmKernelForM(static_cast<size_t>(c.Mg()));
+  c.winograd = winograd ? &winograd_ : nullptr;
   c.dwconv = &dwconv_;
   c.bias = b.defined() ? b.data<float>() : nullptr;
   c.y = yf.mutable_data<float>();
   c.geo = &in.geo;
   c.epi = &epi_;
   c.threads = ctx.threads();
-  (prepacked ? run_ : ConvModeFunction(mode))(c);
+  if (winograd)
+    RunWinogradConv(c, *winograd_row_);
+  else
+    (prepacked ? run_ : ConvModeFunction(mode))(c);
   if (dt != DType::kFloat32) StoreF32As(yf, Y);
   return Status::Ok();
 }

@@ -9,6 +9,7 @@
 
 #include "kernels/conv/f32_conv_pack.h"
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/conv/f32_winograd.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/nn/conv_epilogue.h"
 #include "ops/nn/conv_geometry.h"
@@ -28,6 +29,9 @@ struct ConvCall {
   // The GEMM row: the one the panels were packed for, else the row for M / group.
   const kernels::F32GemmKernel* gemm = nullptr;
   const kernels::F32DwConvKernel* dwconv = nullptr;  // depthwise mode's kernel
+  // Winograd mode: the 36 transformed filter operands (kernels::MakeF32WinogradFilterPanels
+  // for `gemm`), else null.
+  const std::vector<kernels::F32Panels>* winograd = nullptr;
   const float* bias = nullptr;                        // [M] or null
   float* y = nullptr;
   int64_t N = 0, C = 0, M = 0, group = 1;
@@ -82,6 +86,15 @@ void RunPointwiseConv(const ConvCall& c);  // 1x1, stride 1, no pads: B is X its
 void RunTapMajorConv(const ConvCall& c);   // 1-D / 2-D, many channels: phase planes read in place
 void RunPackedConv(const ConvCall& c);     // 1-D / 2-D, few channels: phase planes packed
 void RunIm2colNdConv(const ConvCall& c);   // 3-D and up: im2col panels
+
+// Winograd F(4x4, 3x3) (conv_winograd.cc), for a constant filter that ConvWinogradApplies to
+// (vtensor/forms/conv_mode.h): c.winograd set, c.gemm its GEMM row; writes all of Y, epilogue
+// included.
+void RunWinogradConv(const ConvCall& c, const kernels::F32WinogradKernel& k);
+// The f32 GEMM row for the Winograd GEMMs of `m` output channels in a session capped at ISA
+// `isa` ("avx512", "avx2", "portable"): kernels::F32GemmKernelForM's row when its ISA is within
+// the cap, else that rule applied to the cap's first supported row.
+const kernels::F32GemmKernel& WinogradGemmRow(const char* isa, size_t m);
 
 using ConvModeFn = void (*)(const ConvCall&);
 ConvModeFn ConvModeFunction(ConvWeightMode mode);

@@ -1,5 +1,5 @@
 // Conv against a double-precision reference over the geometries that select each execution
-// mode (pointwise, tap-major, packed, depthwise, N-d), with W fed, stored as an initializer or
+// mode (pointwise, tap-major, packed, depthwise, N-d, Winograd), with W fed, stored as an initializer or
 // produced by a Constant node (prepacked), one and two threads, plus error handling; and positions
 // summed alike (a constant input gives equal outputs).
 #include <gtest/gtest.h>
@@ -124,6 +124,11 @@ std::vector<ConvCase> Cases() {
       {{1, 16, 12, 12}, {8, 16, 5, 5}, 1, {}, {}, {}, "SAME_UPPER"},
       // more output rows than one slice of phase planes (exercises slicing and threads)
       {{1, 128, 50, 40}, {5, 128, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+      // Winograd F(4x4, 3x3) (constant 3x3 filter, >= 16 channels in and out, unit strides):
+      // partial tiles, asymmetric and SAME pads, two images, a fed W takes tap-major
+      {{1, 16, 9, 11}, {16, 16, 3, 3}, 1, {}, {}, {1, 1, 1, 1}},
+      {{2, 24, 13, 37}, {20, 24, 3, 3}, 1, {1, 1}, {1, 1}, {0, 2, 1, 0}},
+      {{1, 16, 12, 70}, {17, 16, 3, 3}, 1, {}, {}, {}, "SAME_LOWER"},
       // packed (few channels), strided first-layer style, SAME_LOWER
       {{1, 3, 17, 19}, {16, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
       {{1, 4, 9, 8}, {6, 4, 2, 3}, 1, {3, 1}, {1, 2}, {}, "SAME_LOWER"},
@@ -155,8 +160,10 @@ TEST(Conv, ThreadsMatchReference) {
 
 // Every output position of a channel is summed in the same order whichever tile, tail, slice or
 // thread computes it (kernels/gemm/f32_gemm_ukernel.h, f32_dwconv_avx512.cc): a constant input
-// with distinct weights and no padding gives bit-identical positions, in every execution mode,
-// with output channels and positions past the tile sizes.
+// with distinct weights and no padding gives bit-identical positions, in every execution mode
+// but Winograd (whose transforms treat the 16 positions of a tile differently; its filters
+// here have fewer than 16 output channels), with output channels and positions past the tile
+// sizes.
 TEST(Conv, ConstantInputGivesIdenticalPositions) {
   const ConvCase cases[] = {
       {{1, 40, 19, 23}, {13, 40, 1, 1}},                   // pointwise

@@ -18,6 +18,11 @@
 //   int8/M=128/K=N=4096            u8 x s8 -> s32: Int8Gemm on VNNI panels vs oneDNN matmul
 //                                  (u8 src, s8 weights reordered once, s32 dst); /paired as
 //                                  for sgemm.
+//   conv3x3/C=96/M=24/160x160, conv3x3/C=64/M=64/56x56  3x3 convolution, stride 1, pad 1,
+//                                  bias, one image: our Winograd F(4x4, 3x3) driver (filter
+//                                  panels made once) vs a oneDNN convolution_forward primitive
+//                                  (weights reordered once, plain nchw src and dst); outputs
+//                                  compared once before timing; /paired as for sgemm.
 //   int4/M=1/K=N=4096              Q4_0Gemm with the default q4_0 kernel (on AVX-512 VNNI
 //                                  the int8-activation row; q4_0 weights packed for it); no
 //                                  oneDNN counterpart, judged against the read floor.
@@ -48,6 +53,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +66,7 @@
 #include <vector>
 
 #include "dnnl.hpp"
+#include "kernels/conv/f32_winograd.h"
 #include "kernels/cpu/read_floor.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "kernels/gemm/f32_gemv.h"
@@ -394,6 +401,123 @@ void Int8Paired(benchmark::State& st, size_t m, size_t kn) {
   st.SetLabel(std::string(g.kr.name) + " | " + g.mm.Impl() + ", alternating order");
 }
 
+// ---- conv3x3: dense 3x3 convolution, stride 1, pad 1, one image -----------------------------
+// Ours: the Winograd F(4x4, 3x3) driver as the runtime calls it (filter transformed into the
+// GEMM row's A panels once, bias added by the output transform). oneDNN: a convolution_forward
+// primitive on plain nchw src and dst (as the runtime's tensors are), weights (format_tag::any)
+// reordered once, bias.
+
+struct ConvShape {
+  size_t C, M, H, W;  // input channels, output channels, input (= output) height and width
+};
+
+// PP-OCRv4 det's largest convolutions (96 -> 24 channels at 160x160), and a ResNet-like one.
+const std::pair<const char*, ConvShape> kConvShapes[] = {
+    {"conv3x3/C=96/M=24/160x160", {96, 24, 160, 160}},
+    {"conv3x3/C=64/M=64/56x56", {64, 64, 56, 56}},
+};
+
+dnnl::convolution_forward::primitive_desc Conv3x3Desc(const ConvShape& s, const dnnl::engine& eng) {
+  using dims = dnnl::memory::dims;
+  const auto C = static_cast<dnnl::memory::dim>(s.C), M = static_cast<dnnl::memory::dim>(s.M),
+             H = static_cast<dnnl::memory::dim>(s.H), W = static_cast<dnnl::memory::dim>(s.W);
+  const dnnl::memory::desc src({1, C, H, W}, dt::f32, tag::nchw),
+      wei({M, C, 3, 3}, dt::f32, tag::any), bias({M}, dt::f32, tag::x),
+      dst({1, M, H, W}, dt::f32, tag::nchw);
+  const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                          dnnl::algorithm::convolution_auto, src, wei, bias, dst,
+                                          dims{1, 1}, dims{1, 1}, dims{1, 1});
+  return dnnl::convolution_forward::primitive_desc(d, eng);
+}
+
+struct Conv3x3Setup {
+  ConvShape s;
+  AlignedVector<float> x, w, bias, y, yd;  // y: our output, yd: oneDNN's
+  const vk::F32GemmKernel& gemm;
+  std::vector<vk::F32Panels> u;
+  vk::F32WinogradConv conv;
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward prim;
+  dnnl::memory src, wei, bia, dst;
+  explicit Conv3x3Setup(const ConvShape& s_)
+      : s(s_), x(RandomVector<float>(s.C * s.H * s.W, 11)),
+        w(RandomVector<float>(s.M * s.C * 9, 12)), bias(RandomVector<float>(s.M, 13)),
+        y(s.M * s.H * s.W), yd(s.M * s.H * s.W), gemm(vk::F32GemmKernelForM(s.M)),
+        u(vk::MakeF32WinogradFilterPanels(gemm.mr, w.data(), s.M, s.C)),
+        pd(Conv3x3Desc(s, eng)), prim(pd), src(pd.src_desc(), eng, x.data()),
+        wei(pd.weights_desc(), eng), bia(pd.bias_desc(), eng, bias.data()),
+        dst(pd.dst_desc(), eng, yd.data()) {
+    const auto i = [](size_t v) { return static_cast<int64_t>(v); };
+    conv.geo = {i(s.C), i(s.H), i(s.W), 1, 1, i(s.H), i(s.W)};
+    conv.M = i(s.M);
+    conv.x = x.data();
+    conv.y = y.data();
+    conv.u = u.data();
+    conv.gemm = &gemm;
+    conv.epilogue.bias = bias.data();
+    // Weights reordered once from plain oihw, as a runtime prepacks constant weights.
+    dnnl::memory user({{i(s.M), i(s.C), 3, 3}, dt::f32, tag::oihw}, eng, w.data());
+    dnnl::reorder(user, wei).execute(strm, user, wei);
+    strm.wait();
+  }
+  void Ours() {
+    vk::RunF32WinogradConv(vk::DefaultF32WinogradKernel(), conv, 1);
+    benchmark::DoNotOptimize(y.data());
+  }
+  bool OneDnn() {
+    prim.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bia},
+                        {DNNL_ARG_DST, dst}});
+    strm.wait();
+    benchmark::DoNotOptimize(yd.data());
+    return true;
+  }
+  std::string OneDnnName() const { return pd.impl_info_str(); }
+  double Flops() const { return 2.0 * s.M * s.C * 9 * s.H * s.W; }
+  // One call of each; false (and the row skipped with the error) unless max |y - yd| is below
+  // 1e-4 of max |yd| (Winograd's rounding: docs/accuracy.md).
+  bool Agree(benchmark::State& st) {
+    Ours();
+    OneDnn();
+    double diff = 0, ref = 0;
+    for (size_t j = 0; j < y.size(); ++j) {
+      diff = std::max(diff, double(std::abs(y[j] - yd[j])));
+      ref = std::max(ref, double(std::abs(yd[j])));
+    }
+    if (diff <= 1e-4 * ref) return true;
+    char msg[160];
+    std::snprintf(msg, sizeof msg,
+                  "conv3x3 outputs disagree: max |ours - oneDNN| = %g, max |y| = %g", diff, ref);
+    st.SkipWithError(msg);
+    return false;
+  }
+};
+
+void Conv3x3Ours(benchmark::State& st, ConvShape s) {
+  Conv3x3Setup g(s);
+  if (!g.Agree(st)) return;
+  for (auto _ : st) g.Ours();
+  st.SetLabel(std::string(vk::DefaultF32WinogradKernel().name) + " + " + g.gemm.name);
+  SetRates(st, g.Flops(), 0);
+}
+
+void Conv3x3OneDnn(benchmark::State& st, ConvShape s) {
+  Conv3x3Setup g(s);
+  if (!g.Agree(st)) return;
+  for (auto _ : st) g.OneDnn();
+  st.SetLabel(g.OneDnnName());
+  SetRates(st, g.Flops(), 0);
+}
+
+void Conv3x3Paired(benchmark::State& st, ConvShape s) {
+  Conv3x3Setup g(s);
+  if (!g.Agree(st)) return;
+  RunPaired(st, [&] { g.Ours(); }, [&] { return g.OneDnn(); });
+  st.SetLabel(std::string(vk::DefaultF32WinogradKernel().name) + " + " + g.gemm.name + " | " +
+              g.OneDnnName() + ", alternating order");
+}
+
 // ---- int4 decode ---------------------------------------------------------------------------
 
 void Int4Ours(benchmark::State& st, size_t m) {
@@ -622,6 +746,8 @@ void PrintSummary(const std::map<std::string, Result>& res) {
       {"f32_decode/M=1/K=N=4096", "time <= 1.05x oneDNN", 1 / 1.05},
       {"f32_decode/M=8/K=N=4096", "", 0},
       {"int8/M=128/K=N=4096", "speed >= 0.9x oneDNN", 0.9},
+      {"conv3x3/C=96/M=24/160x160", "", 0},
+      {"conv3x3/C=64/M=64/56x56", "", 0},
   };
   auto verdict = [](const Pair& p, double speed) {
     return p.bar > 0 ? (speed >= p.bar ? "  MET" : "  NOT MET") : "";
@@ -746,6 +872,14 @@ int main(int argc, char** argv) {
                                [](benchmark::State& st) { Int8Paired(st, 128, 4096); })
       ->Unit(benchmark::kMillisecond)
       ->MinTime(3 * min_time);
+  for (const auto& [row, shape] : kConvShapes) {
+    reg(std::string(row) + "/ours", [s = shape](benchmark::State& st) { Conv3x3Ours(st, s); });
+    reg(std::string(row) + "/onednn", [s = shape](benchmark::State& st) { Conv3x3OneDnn(st, s); });
+    benchmark::RegisterBenchmark((std::string(row) + "/paired").c_str(),
+                                 [s = shape](benchmark::State& st) { Conv3x3Paired(st, s); })
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(3 * min_time);
+  }
   reg("int4/M=1/K=N=4096/ours", [](benchmark::State& st) { Int4Ours(st, 1); });
   reg("nbits4/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, false); });
   reg("nbits4_q8/M=1/K=N=4096/ours", [](benchmark::State& st) { NBitsOurs(st, 1, true); });

@@ -62,17 +62,6 @@ void ColumnPass(const F32WinogradGeometry& g, const float* xc, int64_t tr, int64
   }
 }
 
-// Requests the cache lines ColumnPass will read of tile row tr, columns [w0, w1), of the
-// channel at xc: each channel's rows are a short run far from the last channel's, which the
-// hardware prefetchers do not anticipate; without this the loads wait on L3 or memory.
-void PrefetchRows(const F32WinogradGeometry& g, const float* xc, int64_t tr, int64_t w0,
-                  int64_t w1) {
-  const int64_t r0 = std::max<int64_t>(0, 4 * tr - g.PH), r1 = std::min(g.H, 4 * tr + 6 - g.PH);
-  for (int64_t r = r0; r < r1; ++r)
-    for (int64_t w = w0; w < w1; w += 16)
-      _mm_prefetch(reinterpret_cast<const char*>(xc + r * g.W + w), _MM_HINT_T0);
-}
-
 // Frequencies (k, l) of 16 tiles from scratch row k: cols = the row at the group's first column.
 inline void RowPass(const Deinterleave& di, const float* cols, __m512 out[6]) {
   const __m512 v0 = _mm512_loadu_ps(cols), v1 = _mm512_loadu_ps(cols + 16),
@@ -103,7 +92,6 @@ void f32_winograd_input_avx512(const F32WinogradGeometry& geo, const float* x, i
     ForEachTileSegment(TW, t0, count, [&](int64_t tr, int64_t tw0, int64_t tw1, int64_t off) {
       const int64_t w0 = std::max<int64_t>(0, 4 * tw0 - geo.PW);
       const int64_t w1 = std::min<int64_t>(geo.W, 4 * tw1 + 2 - geo.PW);
-      if (c + 1 < C) PrefetchRows(geo, xc + geo.H * geo.W, tr, w0, w1);
       ColumnPass(geo, xc, tr, w0, w1, scratch, pitch);
       for (int64_t tw = tw0; tw < tw1; tw += 16) {
         const __mmask16 mk = Lanes(tw1 - tw);

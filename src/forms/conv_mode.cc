@@ -16,12 +16,13 @@ ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_str
   return w[1] >= kConvTapMajorMinChannels ? ConvWeightMode::kTapMajor : ConvWeightMode::kPacked;
 }
 
-bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilations) {
+bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilations,
+                         IsaLevel isa) {
   static const bool enabled = [] {
     const char* v = std::getenv("VTENSOR_CONV_WINOGRAD");
     return v == nullptr || std::string_view(v) != "off";
   }();
-  if (!enabled || !unit_strides_dilations || group != 1) return false;
+  if (!enabled || isa != IsaLevel::kAvx512 || !unit_strides_dilations || group != 1) return false;
   if (w.size() != 4 || w[2] != 3 || w[3] != 3) return false;
   return w[0] >= kConvWinogradMinChannels && w[1] >= kConvWinogradMinChannels &&
          w[0] * w[1] <= kConvWinogradMaxFilterPairs;

@@ -2,7 +2,7 @@
 // layout-assignment pass records for a weight (what exporters serialize) equals the layout of
 // the compiled entry `vtensor compile` writes for that device, which is the form a session on
 // that device packs. Checked on a model with every packed weight kind, and a filter Winograd
-// takes, which has a layout in neither.
+// takes on AVX-512, which has a layout in neither there.
 #include <fmt/core.h>
 
 #include <gtest/gtest.h>
@@ -90,8 +90,9 @@ TEST(PlannerAgreementTest, PassLayoutsEqualCompiledEntries) {
     if (isa == IsaLevel::kAvx512) {
       EXPECT_TRUE(compiled.count("Wg"));
     }
-    EXPECT_FALSE(compiled.count("Ww"));  // a transform made at session creation
-    EXPECT_FALSE(plan.count("Ww"));
+    // On AVX-512 a transform made at session creation; elsewhere tap-major panels.
+    EXPECT_EQ(compiled.count("Ww"), isa == IsaLevel::kAvx512 ? 0u : 1u);
+    EXPECT_EQ(plan.count("Ww"), isa == IsaLevel::kAvx512 ? 0u : 1u);
     ASSERT_EQ(plan.size(), compiled.size());
     for (const auto& [w, l] : compiled) {
       ASSERT_TRUE(plan.count(w)) << w;

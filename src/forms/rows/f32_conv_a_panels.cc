@@ -53,7 +53,7 @@ void Build(const WeightRequest& r, WeightFormCandidate* c) {
     c->rejected = "filter " + Dims(shape) + " does not fit group " + std::to_string(group);
     return;
   }
-  if (ConvWinogradApplies(shape, group, r.use.unit_strides_dilations)) {
+  if (ConvWinogradApplies(shape, group, r.use.unit_strides_dilations, r.isa)) {
     c->rejected = "Winograd F(4x4, 3x3) runs this filter on a transform made at session "
                   "creation, not a layout (nothing packed or cached)";
     return;

@@ -157,7 +157,8 @@ ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwCo
   mode_ = ChooseConvWeightMode(w->shape(), group, UnitStridesAndPads(node));
   if (mode_ == ConvMode::kDepthwise) return;  // weights read in place
   w_const_ = *w;
-  if (ConvWinogradApplies(w->shape(), group, UnitStridesAndDilations(node))) {
+  if (ConvWinogradApplies(w->shape(), group, UnitStridesAndDilations(node),
+                          init.weights().isa())) {
     // Transformed here, not a cached form (docs/weight-forms.md, "Winograd filters").
     const char* isa = KernelIsaName(init);
     winograd_row_ = &kernels::F32WinogradKernelForIsa(isa);

@@ -9,11 +9,10 @@
 
 namespace vt::kernels {
 
-// Floats per row of the AVX-512 input transform's scratch: the padded width of TW tiles
-// rounded up to whole groups of 16 tiles, plus the 16 columns the last group reads beyond.
+// Floats per row of the AVX-512 input transform's scratch: a group of 16 tiles starting at any
+// tile tw < TW reads the 80 floats from 4 tw, so 4 TW + 76 suffice; rounded up to 16.
 inline size_t WinogradRowPitch(int64_t TW) {
-  const int64_t groups = (TW + 15) / 16;
-  return static_cast<size_t>(64 * groups + 16);
+  return static_cast<size_t>((4 * TW + 76 + 15) / 16 * 16);
 }
 
 // Calls f(tr, tw0, tw1, offset) for each tile-row segment of tiles [t0, t0 + count) in order:

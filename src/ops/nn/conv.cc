@@ -45,26 +45,12 @@
 #include "ops/nn/conv_geometry.h"
 #include "ops/nn/conv_modes.h"
 #include "vtensor/forms/weight_provider.h"
+#include "vtensor/forms/weight_use.h"
 
 namespace vt::ops {
 namespace {
 
 using ConvMode = ConvWeightMode;
-
-bool UnitStridesAndPads(const Node& node) {
-  for (int64_t s : node.GetInts("strides"))
-    if (s != 1) return false;
-  for (int64_t p : node.GetInts("pads"))
-    if (p != 0) return false;
-  return true;  // SAME_* pads of a 1x1 stride-1 kernel are 0 too
-}
-
-bool UnitStridesAndDilations(const Node& node) {
-  for (const char* attr : {"strides", "dilations"})
-    for (int64_t v : node.GetInts(attr))
-      if (v != 1) return false;
-  return true;
-}
 
 bool UnitStridesAndPads(const SpatialGeometry& geo) {
   for (size_t i = 0; i < geo.rank(); ++i)
@@ -154,11 +140,12 @@ ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwCo
   if (w == nullptr || w->dtype() != DType::kFloat32 || w->rank() < 3 || group <= 0 ||
       w->dim(0) % group != 0 || w->dim(0) == 0)
     return;
-  mode_ = ChooseConvWeightMode(w->shape(), group, UnitStridesAndPads(node));
+  // The use facts the resolver, compile and the layout pass read for this filter.
+  const WeightUseInfo use = FindWeightConsumer("", "Conv", 1)->use_of(node);
+  mode_ = ChooseConvWeightMode(w->shape(), group, use.unit_strides_pads);
   if (mode_ == ConvMode::kDepthwise) return;  // weights read in place
   w_const_ = *w;
-  if (ConvWinogradApplies(w->shape(), group, UnitStridesAndDilations(node),
-                          init.weights().isa())) {
+  if (ConvWinogradApplies(w->shape(), group, use.unit_strides_dilations, init.weights().isa())) {
     // Transformed here, not a cached form (docs/weight-forms.md, "Winograd filters").
     const char* isa = KernelIsaName(init);
     winograd_row_ = &kernels::F32WinogradKernelForIsa(isa);
@@ -172,7 +159,6 @@ ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwCo
   run_ = ConvModeFunction(mode_);
   const int64_t mg = w->dim(0) / group, k = w->numel() / w->dim(0);
   // The one path for cacheable weights: the resolver's form, a compiled entry or a pack.
-  const WeightUseInfo use{WeightUse::kConvFilter, group, UnitStridesAndPads(node)};
   auto pw = init.weights().Prepare(node, node.inputs[1], *w, use);
   if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32ConvAPanels) {
     const PreparedWeight& p = **pw;

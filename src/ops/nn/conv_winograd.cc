@@ -13,13 +13,13 @@
 namespace vt::ops {
 namespace {
 
-struct RowsCtx {
+struct ImageCtx {
   const ConvCall* c;
   float* y;  // the image's output
 };
 
 void FinishTiles(const void* ctx, int64_t tr, int64_t tw0, int64_t tw1) {
-  const auto* r = static_cast<const RowsCtx*>(ctx);
+  const auto* r = static_cast<const ImageCtx*>(ctx);
   const ConvCall& c = *r->c;
   const int64_t oh = c.geo->out[0], ow = c.geo->out[1], out_sz = c.out_numel();
   const int64_t col0 = 4 * tw0, cols = std::min(4 * tw1, ow) - col0;
@@ -56,11 +56,11 @@ void RunWinogradConv(const ConvCall& c, const kernels::F32WinogradKernel& k) {
   wc.epilogue.max = c.epi->p1;
   const int64_t in_sz = c.in_numel(), out_sz = c.out_numel();
   for (int64_t n = 0; n < c.N; ++n) {
-    RowsCtx rows{&c, c.y + n * c.M * out_sz};
+    ImageCtx image{&c, c.y + n * c.M * out_sz};
     wc.x = c.x + n * c.C * in_sz;
-    wc.y = rows.y;
+    wc.y = image.y;
     wc.tiles_done = c.post() ? FinishTiles : nullptr;
-    wc.tiles_ctx = &rows;
+    wc.tiles_ctx = &image;
     kernels::RunF32WinogradConv(k, wc, c.threads);
   }
 }

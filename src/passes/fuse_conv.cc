@@ -1,5 +1,5 @@
-// FuseConv (passes/fusion.h): a Conv with a constant f32 filter absorbs the single-consumer
-// chain after it — affine maps folded into new weights, one activation, affine maps after the
+// FuseConv (passes/fusion.h): a Conv or ConvTranspose with a constant f32 filter absorbs the
+// single-consumer chain after it — affine maps folded into new weights, one activation, affine maps after the
 // activation — and x + x * h over a fused Conv's h becomes x * (h + 1). The matching of each
 // step is in its own function below, in the order the steps run.
 #include <algorithm>
@@ -116,7 +116,11 @@ std::vector<float> ToFloats(const std::vector<double>& v) {
 // What one Conv absorbs, built up step by step.
 struct ConvChain {
   Node* conv = nullptr;
-  const Tensor* w = nullptr;  // the f32 constant filter [M, C/group, k...]
+  // The f32 constant filter: [M, C/group, k...] for Conv, [C, M/group, k...] for
+  // ConvTranspose.
+  const Tensor* w = nullptr;
+  bool transposed = false;    // a ConvTranspose
+  int64_t group = 1;
   const Tensor* b = nullptr;  // the f32 constant bias [M], or null
   bool has_b = false;
   int64_t m = 0;              // output channels
@@ -134,15 +138,26 @@ struct ConvChain {
   std::vector<double> ps, pt;
 };
 
-// The chain of a Conv that can absorb anything: an f32 constant W of rank >= 3 and a
-// constant [M] bias or none, not fused before. False otherwise.
+// The output channels of a constant filter `w` (rank >= 3): W[0] for Conv,
+// W[1] * group for ConvTranspose; 0 when the filter does not divide into `group` groups.
+int64_t OutputChannels(const Tensor& w, bool transposed, int64_t group) {
+  if (!transposed) return w.dim(0);
+  if (group <= 0 || w.dim(0) % group != 0) return 0;
+  return w.dim(1) * group;
+}
+
+// The chain of a Conv or ConvTranspose that can absorb anything: an f32 constant W of
+// rank >= 3 and a constant [M] bias or none, not fused before. False otherwise.
 bool StartChain(const Graph& g, Node& conv, ConvChain* c) {
-  if (conv.op_type != "Conv" || !conv.domain.empty() || conv.outputs.size() != 1 ||
-      conv.inputs.size() < 2 || conv.FindAttr(kConvActAttr))
+  c->transposed = conv.op_type == "ConvTranspose";
+  if ((conv.op_type != "Conv" && !c->transposed) || !conv.domain.empty() ||
+      conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.FindAttr(kConvActAttr))
     return false;
   c->w = F32Const(g, conv.inputs[1]);
-  if (c->w == nullptr || c->w->rank() < 3 || c->w->dim(0) <= 0) return false;
-  c->m = c->w->dim(0);
+  if (c->w == nullptr || c->w->rank() < 3) return false;
+  c->group = conv.GetInt("group", 1);
+  c->m = OutputChannels(*c->w, c->transposed, c->group);
+  if (c->m <= 0) return false;
   c->rank = c->w->rank();
   c->has_b = conv.inputs.size() > 2 && !conv.inputs[2].empty();
   c->b = c->has_b ? F32Const(g, conv.inputs[2]) : nullptr;
@@ -220,17 +235,34 @@ void AbsorbScaleShift(Graph& g, const fusion::ValueUses& vu,
   }
 }
 
+// The output channel of each block of kernel taps of W, in storage order: W [M, C/g, k...]
+// has C/g blocks per output channel m; ConvTranspose's W [C, M/g, k...] has block (c, j) in
+// output channel (c / (C/g)) * (M/g) + j.
+std::vector<int64_t> OutputChannelOfBlocks(const ConvChain& c) {
+  const int64_t d0 = c.w->dim(0), d1 = c.w->dim(1);
+  std::vector<int64_t> m(static_cast<size_t>(d0 * d1));
+  for (int64_t i = 0; i < d0; ++i)
+    for (int64_t j = 0; j < d1; ++j)
+      m[static_cast<size_t>(i * d1 + j)] = c.transposed ? (i / (d0 / c.group)) * d1 + j : i;
+  return m;
+}
+
 // W' = W * s[m] and B' = t as new initializers the Conv reads; the old W and B are added to
 // `maybe_unused`.
 void FoldIntoWeights(Graph& g, const ConvChain& c, std::vector<std::string>* maybe_unused) {
   const Tensor wc = c.w->Contiguous();
   Tensor nw = Tensor::Empty(DType::kFloat32, c.w->shape());
-  const int64_t per = c.w->numel() / c.m;
+  const std::vector<int64_t> block_m = OutputChannelOfBlocks(c);
+  const int64_t taps = c.w->numel() / std::max<int64_t>(static_cast<int64_t>(block_m.size()), 1);
   const float* src = wc.data<float>();
   float* dst = nw.mutable_data<float>();
-  for (int64_t i = 0; i < c.m; ++i)
-    for (int64_t k = 0; k < per; ++k)
-      dst[i * per + k] = static_cast<float>(src[i * per + k] * c.s[static_cast<size_t>(i)]);
+  for (size_t blk = 0; blk < block_m.size(); ++blk) {
+    const double s = c.s[static_cast<size_t>(block_m[blk])];
+    for (int64_t k = 0; k < taps; ++k) {
+      const size_t i = blk * static_cast<size_t>(taps) + static_cast<size_t>(k);
+      dst[i] = static_cast<float>(src[i] * s);
+    }
+  }
   Tensor nb = Tensor::FromF32(ToFloats(c.t), {c.m});
   Node& conv = *c.conv;
   maybe_unused->push_back(conv.inputs[1]);

@@ -252,6 +252,81 @@ TEST(FusionTest, AffineActivationAffineChainsMatchUnfused) {
     }
 }
 
+// x [N, 4, H, W] -> ConvTranspose(W [4, 6 / group, k, k], B, stride s, group) ->
+// BatchNormalization -> Mul(per channel) -> `act` -> Add(per channel) -> y. k == s writes each
+// output once (the epilogue runs per col slice); k = 3, s = 2 with pads overlaps (it runs on
+// the accumulated output).
+Model ConvTransposeBnAct(const std::string& act, int64_t k, int64_t s, int64_t group) {
+  const int64_t c = 4, m = 6;
+  auto g = std::make_shared<Graph>();
+  g->inputs.push_back({"x", TensorSpec(TypeInfo::Tensor(DType::kFloat32, std::nullopt))});
+  g->initializers["w"] = RandomF32({c, m / group, k, k}, 61);
+  g->initializers["b"] = RandomF32({m}, 62);
+  g->initializers["scale"] = RandomF32({m}, 63);
+  g->initializers["bias"] = RandomF32({m}, 64);
+  g->initializers["mean"] = RandomF32({m}, 65);
+  g->initializers["var"] = RandomF32({m}, 66, 0.1f, 2.0f);
+  g->initializers["s1"] = RandomF32({m, 1, 1}, 67);
+  g->initializers["t2"] = RandomF32({1, m, 1, 1}, 68);
+  Node ct = ConvOp({"x", "w", "b"}, "c", k == s ? std::vector<int64_t>{0, 0, 0, 0}
+                                                : std::vector<int64_t>{1, 0, 1, 0},
+                   {s, s}, group);
+  ct.op_type = "ConvTranspose";
+  g->nodes.push_back(ct);
+  g->nodes.push_back(Op("BatchNormalization", {"c", "scale", "bias", "mean", "var"}, "n", 14));
+  g->nodes.push_back(Op("Mul", {"n", "s1"}, "m1", 14));
+  g->nodes.push_back(Op(act, {"m1"}, "h", 14));
+  g->nodes.push_back(Op("Add", {"h", "t2"}, "y", 14));
+  g->outputs.push_back({"y", {}});
+  return WrapGraph(g);
+}
+
+TEST(FusionTest, ConvTransposeAbsorbsBatchNormAffineAndActivation) {
+  struct Geometry { int64_t k, s, group; };
+  for (const Geometry geo : {Geometry{2, 2, 1}, Geometry{2, 2, 2}, Geometry{3, 2, 1},
+                             Geometry{3, 2, 2}})
+    for (const char* act : {"Relu", "Sigmoid", "HardSwish"})
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(act) + " k " + std::to_string(geo.k) + " group " +
+                     std::to_string(geo.group) + " threads " + std::to_string(threads));
+        auto g = ExpectFusedMatches(
+            [&] { return ConvTransposeBnAct(act, geo.k, geo.s, geo.group); },
+            RandomF32({2, 4, 7, 9}, 69, -2.0f, 2.0f), 1, 2e-5, threads);
+        ASSERT_NE(g, nullptr);
+        ASSERT_EQ(g->nodes.size(), 1u);
+        const Node& ct = g->nodes[0];
+        EXPECT_EQ(ct.op_type, "ConvTranspose");
+        EXPECT_EQ(ct.outputs[0], "y");
+        EXPECT_EQ(ct.GetString(kConvActAttr, ""), act);
+        EXPECT_EQ(ct.inputs[1], "m1.vt_folded_w");
+        EXPECT_EQ(ct.GetFloats(kConvActShiftAttr).size(), 6u);
+      }
+}
+
+TEST(FusionTest, ConvTransposeWithFusedScaleOfTheWrongSizeIsRefused) {
+  auto g = std::make_shared<Graph>();
+  g->inputs.push_back({"x", TensorSpec(TypeInfo::Tensor(DType::kFloat32, std::nullopt))});
+  g->initializers["w"] = RandomF32({3, 2, 2, 2}, 71);
+  Node ct = ConvOp({"x", "w"}, "y", {0, 0, 0, 0}, {2, 2});
+  ct.op_type = "ConvTranspose";
+  Attribute a;
+  a.name = kConvActAttr;
+  a.type = Attribute::Type::kString;
+  a.s = "Sigmoid";
+  ct.attrs[a.name] = a;
+  Attribute sc;
+  sc.name = kConvActScaleAttr;
+  sc.type = Attribute::Type::kFloats;
+  sc.floats = {1.0f, 2.0f, 3.0f};  // 3 values for 2 output channels
+  ct.attrs[sc.name] = sc;
+  g->nodes.push_back(ct);
+  g->outputs.push_back({"y", {}});
+  auto r = EvaluateModel(WrapGraph(g), {Value(RandomF32({1, 3, 2, 2}, 72))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("3 values for 2 channels"), std::string::npos)
+      << r.status().message();
+}
+
 TEST(FusionTest, ClipWithConstantBoundsBecomesTheKernelClamp) {
   auto build = [] {
     auto g = std::make_shared<Graph>();

@@ -7,7 +7,8 @@
 // float32 scalars with exactly those values. Results may differ from the unfused graph by
 // float rounding only (HardSwish is x * clamp(x/6 + 1/2, 0, 1)).
 //
-// FuseConv: a Conv (f32 constant W [M, C/group, k...], constant or absent B [M]) absorbs the
+// FuseConv: a Conv (f32 constant W [M, C/group, k...], constant or absent B [M]) or a
+// ConvTranspose (f32 constant W [C, M/group, k...], constant or absent B [M]) absorbs the
 // single-consumer chain that follows it, in this order:
 //   1. per-channel affine maps, folded into new weights: inference BatchNormalization (every
 //      parameter a constant [M]), Mul / Add by a constant that broadcasts to [1, M, 1, ...]
@@ -23,6 +24,7 @@
 //   4. x + x * h, where h is the output of a Conv fused as above (with an activation) read
 //      only by that Mul, becomes x * h' with h' = h + 1 (added to the Conv's shift): the
 //      residual squeeze-excite form of PP-OCRv4's neck, one full-size pass instead of two.
+//   Step 4 applies to Conv only.
 // The Conv keeps its ONNX op type and takes over the output name of the last absorbed node.
 // Intermediates must have exactly one consumer and not be graph outputs. Results differ from
 // the unfused graph by float rounding only. Run FuseHardSwish first so exported HardSwish

@@ -8,6 +8,11 @@
 // prepacked into MR panels once), then col2im scatter-adds col into Y, which starts as the bias.
 //
 // The output extent and padding: ops/nn/conv_geometry.h ComputeTransposedGeometry.
+//
+// A ConvTranspose that absorbed the affine maps and activation after it (passes/fuse_conv.cc)
+// applies the activation (ops/nn/conv_epilogue.h) to each output channel's rows: when every
+// output is written once, to the rows of each col slice right after col2im stored them (still
+// in cache); otherwise to the whole output of the group once col2im has accumulated it.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -18,6 +23,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/nn/conv_epilogue.h"
 #include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
 
@@ -38,8 +44,8 @@ struct TransposeInputs {
 
 // Errors: Unimplemented for element types other than f32 / f16 / bf16 / f64 or more than 8
 // spatial axes; InvalidArgument naming the node for mismatched ranks, channels, group,
-// kernel_shape, geometry or B.
-Expected<TransposeInputs> ReadInputs(KernelContext& ctx) {
+// kernel_shape, geometry, B or the fused epilogue's sizes.
+Expected<TransposeInputs> ReadInputs(KernelContext& ctx, const ConvEpilogue& epi) {
   TransposeInputs r;
   VT_ASSIGN_OR_RETURN(r.X, ctx.RequireTensor(0));
   VT_ASSIGN_OR_RETURN(r.W, ctx.RequireTensor(1));
@@ -71,6 +77,10 @@ Expected<TransposeInputs> ReadInputs(KernelContext& ctx) {
     if (r.B.dtype() != dt || r.B.rank() != 1 || r.B.dim(0) != M)
       return ctx.Error("B " + ShapeToString(r.B.shape()) + " must be [" + std::to_string(M) + "]");
   }
+  for (const auto* v : {&epi.scale, &epi.shift})
+    if (v->size() > 1 && static_cast<int64_t>(v->size()) != M)
+      return ctx.Error("fused activation scale/shift has " + std::to_string(v->size()) +
+                       " values for " + std::to_string(M) + " output channels");
   r.yshape = {X.dim(0), M};
   r.yshape.insert(r.yshape.end(), r.geo.out.begin(), r.geo.out.end());
   return r;
@@ -127,6 +137,7 @@ class ConvTransposeKernel final : public OpKernel {
   }
 
   Status Compute(KernelContext& ctx) const override;
+  void set_epilogue(ConvEpilogue e) { epi_ = std::move(e); }
 
  private:
   // Y of image n, group g: col = W_g^T X_g slice by slice of the first spatial axis, each
@@ -138,7 +149,18 @@ class ConvTransposeKernel final : public OpKernel {
   const kernels::F32GemmKernel& gemm_;
   Tensor w_const_;
   std::vector<F32Panels> w_panels_;  // per group: A = W_g^T, [(M/g) * prod(k), C/g]
+  ConvEpilogue epi_;                 // fused activation (empty: none)
 };
+
+// The fused epilogue on rows [o0, o1) of the first output axis of every output channel of
+// group g; each channel plane is [out0, inner_out].
+void ApplyEpilogue(const ConvEpilogue& epi, float* yg, int64_t mg, int64_t g, int64_t out_sz,
+                   int64_t inner_out, int64_t o0, int64_t o1) {
+  if (epi.empty()) return;
+  for (int64_t j = 0; j < mg; ++j)
+    epi.ApplyRow(yg + j * out_sz + o0 * inner_out, static_cast<size_t>((o1 - o0) * inner_out),
+                 g * mg + j);
+}
 
 void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, const float* w,
                                    bool prepacked, const std::vector<float>& bias_rows,
@@ -168,22 +190,28 @@ void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, co
                                                      (rows * std::max<int64_t>(inner, 1)))));
   thread_local kernels::AlignedFloats col;
   col.Resize(rows * static_cast<size_t>(slice * inner));
+  float* yg = y + (n * M + g * Mg) * out_sz;
+  const int64_t out0 = geo.out[0], inner_out = out_sz / std::max<int64_t>(out0, 1);
   for (int64_t i0 = 0; i0 < in0; i0 += slice) {
     const int64_t i1 = std::min(in0, i0 + slice);
     const size_t cols = static_cast<size_t>((i1 - i0) * inner);
     const F32GemmB B{F32GemmB::Kind::kKn, xg + i0 * inner, static_cast<size_t>(in_sz)};
     kernels::F32Gemm(gemm_, rows, cols, static_cast<size_t>(Cg), A, B, col.data(), cols, ep,
                      threads);
-    kernels::ScatterF32Col2Im(c2i, i0, i1, col.data(), y + (n * M + g * Mg) * out_sz);
+    kernels::ScatterF32Col2Im(c2i, i0, i1, col.data(), yg);
+    // Stored once (kernel == stride): input rows [i0, i1) wrote output rows [i0, i1) * stride.
+    if (c2i.assign)
+      ApplyEpilogue(epi_, yg, Mg, g, out_sz, inner_out, i0 * geo.stride[0], i1 * geo.stride[0]);
   }
+  if (!c2i.assign) ApplyEpilogue(epi_, yg, Mg, g, out_sz, inner_out, 0, out0);
 }
 
 Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
-  VT_ASSIGN_OR_RETURN(TransposeInputs in, ReadInputs(ctx));
+  VT_ASSIGN_OR_RETURN(TransposeInputs in, ReadInputs(ctx, epi_));
   const DType dt = in.X.dtype();
   Tensor Y = ctx.AllocOutput(0, dt, in.yshape);
   if (Y.numel() == 0) return Status::Ok();
-  if (dt == DType::kFloat64) {  // keeps double precision (ops/nn/conv_f64.h)
+  if (dt == DType::kFloat64 && epi_.empty()) {  // keeps double precision (ops/nn/conv_f64.h)
     const Tensor x64 = in.X.Contiguous(), w64 = in.W.Contiguous();
     const Tensor b64 = in.B.defined() ? in.B.Contiguous() : Tensor();
     const SpatialGeometry& g = in.geo;
@@ -224,7 +252,15 @@ Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
 }
 
 Expected<std::unique_ptr<OpKernel>> MakeConvTranspose(const KernelInit& init) {
-  return std::unique_ptr<OpKernel>(new ConvTransposeKernel(init));
+  const Node& node = init.node;
+  const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
+  const int64_t group = node.GetInt("group", 1);
+  // Channel count unknown (W computed at run time): Compute checks the scale/shift sizes.
+  const int64_t m = w != nullptr && w->rank() >= 2 && group > 0 ? w->dim(1) * group : -1;
+  VT_ASSIGN_OR_RETURN(ConvEpilogue epi, ParseConvEpilogue(node, m));
+  auto k = std::make_unique<ConvTransposeKernel>(init);
+  k->set_epilogue(std::move(epi));
+  return std::unique_ptr<OpKernel>(std::move(k));
 }
 
 VT_REGISTER_OP("", "ConvTranspose", 1, kMaxOpset, KernelFactory(MakeConvTranspose));

@@ -22,7 +22,7 @@ bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilati
     const char* v = std::getenv("VTENSOR_CONV_WINOGRAD");
     return v == nullptr || std::string_view(v) != "off";
   }();
-  if (!enabled || isa != IsaLevel::kAvx512 || !unit_strides_dilations || group != 1) return false;
+  if (!enabled || isa == IsaLevel::kBaseline || !unit_strides_dilations || group != 1) return false;
   if (w.size() != 4 || w[2] != 3 || w[3] != 3) return false;
   return w[0] >= kConvWinogradMinChannels && w[1] >= kConvWinogradMinChannels &&
          w[0] * w[1] <= kConvWinogradMaxFilterPairs;

@@ -29,9 +29,9 @@ ConvWeightMode ChooseConvWeightMode(const Shape& w, int64_t group, bool unit_str
 // fewer, the transforms, whose cost grows with C + M, take too large a share) and M * C <=
 // kConvWinogradMaxFilterPairs (bounds the transform's cost at creation: it is not a layout, so
 // nothing is cached for it; docs/weight-forms.md). No packed form is offered for such a
-// filter. Only on AVX-512 (`isa`: the session's level), the one level with a vectorised
-// transform row; elsewhere the GEMM modes keep these filters. VTENSOR_CONV_WINOGRAD=off in the
-// environment turns the mode off (read once).
+// filter. Only on AVX-512 and AVX2 (`isa`: the session's level), the levels with vectorised
+// transform rows; on baseline x86-64 the GEMM modes keep these filters.
+// VTENSOR_CONV_WINOGRAD=off in the environment turns the mode off (read once).
 inline constexpr int64_t kConvWinogradMinChannels = 16;
 inline constexpr int64_t kConvWinogradMaxFilterPairs = int64_t{128} * 128;
 bool ConvWinogradApplies(const Shape& w, int64_t group, bool unit_strides_dilations, IsaLevel isa);

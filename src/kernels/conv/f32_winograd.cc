@@ -94,6 +94,8 @@ namespace {
 const F32WinogradKernel kKernels[] = {
     {"f32_winograd_f4x3_avx512", "avx512", f32_winograd_input_avx512, f32_winograd_output_avx512,
      CpuHasAvx512},
+    {"f32_winograd_f4x3_avx2", "avx2", f32_winograd_input_avx2, f32_winograd_output_avx2,
+     CpuHasAvx2},
     {"f32_winograd_f4x3_scalar", "portable", f32_winograd_input_scalar,
      f32_winograd_output_scalar, AlwaysSupported},
 };

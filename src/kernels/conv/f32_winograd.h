@@ -22,7 +22,7 @@
 // coordinates: input row = padded row - PH), zero outside the image, and writes the output rows
 // and columns of [4 tr, 4 tr + 4) x [4 tw, 4 tw + 4) that lie inside [0, OH) x [0, OW).
 //
-// The transform rows of the table (scalar twin and AVX-512) apply each 1-D transform first
+// The transform rows of the table (scalar twin, AVX-512 and AVX2) apply each 1-D transform first
 // down the columns of a 6x6 matrix and then along its rows, with the same additions and
 // multiplications in the same order and no fused multiply-add, so they give bit-identical
 // results.
@@ -94,6 +94,13 @@ void f32_winograd_input_avx512(const F32WinogradGeometry& geo, const float* x, i
 void f32_winograd_output_avx512(const F32WinogradGeometry& geo, int64_t M,
                                 const F32WinogradEpilogue& ep, const float* mf, size_t ldm,
                                 size_t fstride, int64_t t0, int64_t count, float* y);
+// AVX2: the same scheme with up to 8 tiles per vector; the deinterleave is a 4x4 transpose
+// inside each 128-bit lane (tiles q and q + 4 share a vector load).
+void f32_winograd_input_avx2(const F32WinogradGeometry& geo, const float* x, int64_t t0,
+                             int64_t count, float* v, size_t ldv, size_t fstride, float* scratch);
+void f32_winograd_output_avx2(const F32WinogradGeometry& geo, int64_t M,
+                              const F32WinogradEpilogue& ep, const float* mf, size_t ldm,
+                              size_t fstride, int64_t t0, int64_t count, float* y);
 
 struct F32WinogradKernel {
   const char* name;

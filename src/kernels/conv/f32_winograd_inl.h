@@ -9,8 +9,9 @@
 
 namespace vt::kernels {
 
-// Floats per row of the AVX-512 input transform's scratch: a group of 16 tiles starting at any
-// tile tw < TW reads the 80 floats from 4 tw, so 4 TW + 76 suffice; rounded up to 16.
+// Floats per row of the vector input transforms' scratch: a group of 16 tiles (AVX-512)
+// starting at any tile tw < TW reads the 80 floats from 4 tw (AVX2: 8 tiles, 34 floats), so
+// 4 TW + 76 suffice; rounded up to 16.
 inline size_t WinogradRowPitch(int64_t TW) {
   return static_cast<size_t>((4 * TW + 76 + 15) / 16 * 16);
 }

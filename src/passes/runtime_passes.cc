@@ -54,8 +54,26 @@ class FuseConvPass final : public Pass {
   size_t rewrites_ = 0;
 };
 
+class FuseDepthwisePointwisePass final : public Pass {
+ public:
+  const char* name() const override { return "fuse-dw-pw"; }
+  Status Run(Model& model, const PassContext&) override {
+    rewrites_ = FuseDepthwisePointwise(*model.graph);
+    return Status::Ok();
+  }
+  size_t rewrites() const override { return rewrites_; }
+  // The fused kernel computes both convolutions for any input size.
+  bool relies_on_dim_params() const override { return false; }
+
+ private:
+  size_t rewrites_ = 0;
+};
+
 }  // namespace
 
+std::unique_ptr<Pass> MakeFuseDepthwisePointwisePass() {
+  return std::make_unique<FuseDepthwisePointwisePass>();
+}
 std::unique_ptr<Pass> MakeConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
 std::unique_ptr<Pass> MakeFuseHardSwishPass() { return std::make_unique<FuseHardSwishPass>(); }
 std::unique_ptr<Pass> MakeFuseConvPass() { return std::make_unique<FuseConvPass>(); }

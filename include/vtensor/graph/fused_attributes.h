@@ -16,4 +16,19 @@ inline constexpr const char* kConvActParamsAttr = "vt.act_params";
 inline constexpr const char* kConvActScaleAttr = "vt.act_scale";
 inline constexpr const char* kConvActShiftAttr = "vt.act_shift";
 
+// A pointwise Conv that absorbed the depthwise Conv feeding it (FuseDepthwisePointwise,
+// passes/fusion.h; run by src/ops/nn/conv_dw_pw.cc). Its inputs are then
+//   [X of the depthwise Conv, W_pw, B_pw or "", W_dw [C, 1, k...], B_dw [C] or ""]
+// and the depthwise Conv's geometry and fused activation ride in
+//   kConvDwStridesAttr / kConvDwPadsAttr / kConvDwDilationsAttr   ints (its strides, pads, dilations)
+//   kConvDwActAttr, kConvDwActParamsAttr, kConvDwActScaleAttr, kConvDwActShiftAttr: its
+//   kConvAct* attributes under these names.
+inline constexpr const char* kConvDwStridesAttr = "vt.dw_strides";
+inline constexpr const char* kConvDwPadsAttr = "vt.dw_pads";
+inline constexpr const char* kConvDwDilationsAttr = "vt.dw_dilations";
+inline constexpr const char* kConvDwActAttr = "vt.dw_act";
+inline constexpr const char* kConvDwActParamsAttr = "vt.dw_act_params";
+inline constexpr const char* kConvDwActScaleAttr = "vt.dw_act_scale";
+inline constexpr const char* kConvDwActShiftAttr = "vt.dw_act_shift";
+
 }  // namespace vt

@@ -48,4 +48,15 @@ size_t FuseHardSwish(Graph& graph);
 // absorbed at least one following node plus the number of step-4 rewrites.
 size_t FuseConv(Graph& graph);
 
+// FuseDepthwisePointwise: a depthwise 2-D Conv (W [C, 1, kh, kw] an f32 constant, group = C,
+// constant or absent B, explicit pads: no auto_pad) whose output is read only by a pointwise
+// Conv (W [M, C, 1, 1] an f32 constant, group 1, unit strides and dilations, no pads) becomes
+// that pointwise Conv reading the depthwise Conv's input, with the depthwise filter, bias,
+// geometry and fused activation as extra inputs and attributes (graph/fused_attributes.h,
+// kConvDw*). The kernel computes the depthwise output band by band of rows into a buffer that
+// stays in cache and multiplies each band by the pointwise filter: the depthwise output is
+// never written to memory. Run after FuseConv (both Convs keep the activations it fused).
+// Results are bit-identical to the two Convs. Returns the number of pairs fused.
+size_t FuseDepthwisePointwise(Graph& graph);
+
 }  // namespace vt

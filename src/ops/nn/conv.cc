@@ -29,6 +29,10 @@
 // it as a min/max clamp inside the GEMM / depthwise kernel, or else on each band of output
 // right after the kernel wrote it: per channel for depthwise, per slice of output rows for
 // the plane modes, per 1024 columns (the GEMM's N block) for pointwise.
+//
+// A pointwise Conv that absorbed the depthwise Conv feeding it (passes/fusion.h
+// FuseDepthwisePointwise; inputs [X, W, B, W_dw, B_dw]) runs both band by band
+// (ops/nn/conv_dw_pw.cc), its filter prepacked as any pointwise filter is.
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +50,7 @@
 #include "ops/nn/conv_modes.h"
 #include "vtensor/forms/weight_provider.h"
 #include "vtensor/forms/weight_use.h"
+#include "vtensor/graph/fused_attributes.h"
 
 namespace vt::ops {
 namespace {
@@ -116,8 +121,15 @@ class ConvKernel final : public OpKernel {
   explicit ConvKernel(const KernelInit& init);
   Status Compute(KernelContext& ctx) const override;
   void set_epilogue(ConvEpilogue e) { epi_ = std::move(e); }
+  void set_depthwise_epilogue(ConvEpilogue e) {
+    dw_fused_ = true;
+    dw_epi_ = std::move(e);
+  }
 
  private:
+  // A fused depthwise + pointwise pair (inputs [X, W, B, W_dw, B_dw]).
+  Status ComputeDepthwisePointwise(KernelContext& ctx) const;
+
   // Packs the constant filter `w` here when the weight provider has no form for it (grouped
   // filters whose per-group panels a layout cannot express).
   void PackFilter(const Tensor& w, int64_t group);
@@ -131,6 +143,8 @@ class ConvKernel final : public OpKernel {
   std::vector<kernels::F32Panels> winograd_;      // Winograd mode: the 36 transformed operands
   const kernels::F32WinogradKernel* winograd_row_ = nullptr;  // capped at the session's ISA
   ConvEpilogue epi_;                              // fused activation (empty: none)
+  bool dw_fused_ = false;                         // a fused depthwise + pointwise pair
+  ConvEpilogue dw_epi_;                           // the depthwise stage's activation
 };
 
 ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwConvKernel()) {
@@ -197,6 +211,7 @@ void ConvKernel::PackFilter(const Tensor& w, int64_t group) {
 }
 
 Status ConvKernel::Compute(KernelContext& ctx) const {
+  if (dw_fused_) return ComputeDepthwisePointwise(ctx);
   VT_ASSIGN_OR_RETURN(ConvInputs in, ReadConvInputs(ctx, epi_));
   const DType dt = in.X.dtype();
   Tensor Y = ctx.AllocOutput(0, dt, in.yshape);
@@ -242,6 +257,67 @@ Status ConvKernel::Compute(KernelContext& ctx) const {
   return Status::Ok();
 }
 
+// The f32 tensor input `i` of rank `rank`, contiguous. Errors: InvalidArgument naming the node
+// otherwise.
+Expected<Tensor> F32Input(KernelContext& ctx, size_t i, int rank, const char* what) {
+  VT_ASSIGN_OR_RETURN(Tensor t, ctx.RequireTensor(i));
+  if (t.dtype() != DType::kFloat32 || t.rank() != rank)
+    return ctx.Error(std::string(what) + " must be float32 of rank " + std::to_string(rank) +
+                     ", got " + DTypeName(t.dtype()) + ShapeToString(t.shape()));
+  return t.Contiguous();
+}
+
+// Bias input `i` ([n] f32, contiguous) or an undefined tensor when absent. Errors:
+// InvalidArgument naming the node for another type or shape.
+Expected<Tensor> OptionalBias(KernelContext& ctx, size_t i, int64_t n, const char* what) {
+  if (!ctx.has_input(i) || !ctx.input_value(i)->is_tensor()) return Tensor();
+  const Tensor b = ctx.input(i);
+  if (b.dtype() != DType::kFloat32 || b.rank() != 1 || b.dim(0) != n)
+    return ctx.Error(std::string(what) + " " + ShapeToString(b.shape()) + " must be float32 [" +
+                     std::to_string(n) + "]");
+  return b.Contiguous();
+}
+
+Status ConvKernel::ComputeDepthwisePointwise(KernelContext& ctx) const {
+  VT_ASSIGN_OR_RETURN(const Tensor x, F32Input(ctx, 0, 4, "X"));
+  VT_ASSIGN_OR_RETURN(const Tensor w, F32Input(ctx, 1, 4, "W"));
+  VT_ASSIGN_OR_RETURN(const Tensor wd, F32Input(ctx, 3, 4, "depthwise W"));
+  const int64_t C = x.dim(1), M = w.dim(0);
+  if (wd.dim(0) != C || wd.dim(1) != 1 || w.dim(1) != C || w.dim(2) != 1 || w.dim(3) != 1)
+    return ctx.Error("X " + ShapeToString(x.shape()) + ", depthwise W " +
+                     ShapeToString(wd.shape()) + " and W " + ShapeToString(w.shape()) +
+                     " are not a depthwise [C, 1, kh, kw] and pointwise [M, C, 1, 1] pair");
+  VT_ASSIGN_OR_RETURN(const Tensor b, OptionalBias(ctx, 2, M, "B"));
+  VT_ASSIGN_OR_RETURN(const Tensor bd, OptionalBias(ctx, 4, C, "depthwise B"));
+  for (const auto& [e, n] : {std::pair{&epi_, M}, std::pair{&dw_epi_, C}})
+    for (const auto* v : {&e->scale, &e->shift})
+      if (v->size() > 1 && static_cast<int64_t>(v->size()) != n)
+        return ctx.Error("fused activation has " + std::to_string(v->size()) +
+                         " scale/shift values for " + std::to_string(n) + " channels");
+  DepthwiseStage d{x.data<float>(), wd.data<float>(), bd.defined() ? bd.data<float>() : nullptr,
+                   &dwconv_, &dw_epi_, {}};
+  VT_ASSIGN_OR_RETURN(d.geo, DepthwiseStageGeometry(ctx, {x.dim(2), x.dim(3)},
+                                                    {wd.dim(2), wd.dim(3)}));
+  const SpatialGeometry pw{d.geo.out, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, d.geo.out};
+  Tensor y = ctx.AllocOutput(0, DType::kFloat32, {x.dim(0), M, d.geo.out[0], d.geo.out[1]});
+  if (y.numel() == 0) return Status::Ok();
+  const bool prepacked = !w_panels_.empty() && IsSameConstant(ctx.input(1), w_const_);
+  ConvCall c;
+  c.w = prepacked ? nullptr : w.data<float>();
+  c.w_panels = prepacked ? &w_panels_ : nullptr;
+  c.gemm = prepacked ? gemm_ : &kernels::F32GemmKernelForM(static_cast<size_t>(M));
+  c.bias = b.defined() ? b.data<float>() : nullptr;
+  c.y = y.mutable_data<float>();
+  c.N = x.dim(0);
+  c.C = C;
+  c.M = M;
+  c.geo = &pw;
+  c.epi = &epi_;
+  c.threads = ctx.threads();
+  RunDepthwisePointwiseConv(c, d);
+  return Status::Ok();
+}
+
 Expected<std::unique_ptr<OpKernel>> MakeConv(const KernelInit& init) {
   const Node& node = init.node;
   const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
@@ -250,6 +326,13 @@ Expected<std::unique_ptr<OpKernel>> MakeConv(const KernelInit& init) {
                       ParseConvEpilogue(node, w != nullptr && w->rank() >= 1 ? w->dim(0) : -1));
   auto k = std::make_unique<ConvKernel>(init);
   k->set_epilogue(std::move(epi));
+  if (node.FindAttr(kConvDwStridesAttr) != nullptr) {
+    const Tensor* wd = node.inputs.size() > 3 ? FindConstantOperand(init, node.inputs[3]) : nullptr;
+    VT_ASSIGN_OR_RETURN(ConvEpilogue dw_epi,
+                        ParseConvEpilogue(node, wd != nullptr && wd->rank() >= 1 ? wd->dim(0) : -1,
+                                          kConvDwEpilogueAttrs));
+    k->set_depthwise_epilogue(std::move(dw_epi));
+  }
   return std::unique_ptr<OpKernel>(std::move(k));
 }
 

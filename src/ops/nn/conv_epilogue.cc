@@ -69,11 +69,17 @@ void ConvEpilogue::ApplyRow(float* y, size_t n, int64_t m) const {
   fn(&p, y, n);
 }
 
-Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels) {
+const ConvEpilogueAttrs kConvEpilogueAttrs = {kConvActAttr, kConvActParamsAttr, kConvActScaleAttr,
+                                               kConvActShiftAttr};
+const ConvEpilogueAttrs kConvDwEpilogueAttrs = {kConvDwActAttr, kConvDwActParamsAttr,
+                                                 kConvDwActScaleAttr, kConvDwActShiftAttr};
+
+Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels,
+                                         const ConvEpilogueAttrs& attrs) {
   ConvEpilogue e;
-  const Attribute* a = node.FindAttr(kConvActAttr);
+  const Attribute* a = node.FindAttr(attrs.act);
   if (a == nullptr) return e;
-  const std::vector<float> p = node.GetFloats(kConvActParamsAttr);
+  const std::vector<float> p = node.GetFloats(attrs.params);
   const std::string& act = a->s;
   size_t want = 0;
   if (act == "Relu") {
@@ -102,8 +108,8 @@ Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels) {
                         node);
   if (want >= 1) e.p0 = p[0];
   if (want >= 2) e.p1 = p[1];
-  e.scale = node.GetFloats(kConvActScaleAttr);
-  e.shift = node.GetFloats(kConvActShiftAttr);
+  e.scale = node.GetFloats(attrs.scale);
+  e.shift = node.GetFloats(attrs.shift);
   for (const auto* v : {&e.scale, &e.shift})
     if (channels >= 0 && v->size() > 1 && static_cast<int64_t>(v->size()) != channels)
       return AnnotateNode(InvalidArgument("fused activation scale/shift has " +

@@ -31,9 +31,21 @@ struct ConvEpilogue {
   void ApplyRow(float* y, size_t n, int64_t m) const;
 };
 
-// The epilogue of `node` (empty without vt.act). Errors: InvalidArgument for an unknown
-// activation, a parameter count that does not match it, or scale/shift sizes other than
-// 1 or `channels` (not checked when `channels` < 0: unknown before run time).
-Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels);
+// The names of the four attributes an epilogue is read from (graph/fused_attributes.h).
+struct ConvEpilogueAttrs {
+  const char* act;
+  const char* params;
+  const char* scale;
+  const char* shift;
+};
+// A Conv's own (kConvAct*), and the depthwise stage's of a fused pair (kConvDwAct*).
+extern const ConvEpilogueAttrs kConvEpilogueAttrs;
+extern const ConvEpilogueAttrs kConvDwEpilogueAttrs;
+
+// The epilogue of `node` (empty without the `attrs.act` attribute). Errors: InvalidArgument
+// for an unknown activation, a parameter count that does not match it, or scale/shift sizes
+// other than 1 or `channels` (not checked when `channels` < 0: unknown before run time).
+Expected<ConvEpilogue> ParseConvEpilogue(const Node& node, int64_t channels,
+                                         const ConvEpilogueAttrs& attrs = kConvEpilogueAttrs);
 
 }  // namespace vt::ops

@@ -96,6 +96,31 @@ void RunWinogradConv(const ConvCall& c, const kernels::F32WinogradKernel& k);
 // the cap, else that rule applied to the cap's first supported row.
 const kernels::F32GemmKernel& WinogradGemmRow(const char* isa, size_t m);
 
+// The depthwise Conv a pointwise Conv absorbed (passes/fusion.h FuseDepthwisePointwise).
+struct DepthwiseStage {
+  const float* x = nullptr;     // [N, C, H, W], contiguous
+  const float* w = nullptr;     // [C, 1, KH, KW], contiguous
+  const float* bias = nullptr;  // [C] or null
+  const kernels::F32DwConvKernel* kernel = nullptr;
+  const ConvEpilogue* epi = nullptr;  // its fused activation (kConvDwAct* attributes)
+  SpatialGeometry geo;                // 2-D: X's extent to the depthwise output's
+};
+
+// The depthwise geometry of a fused pair from its kConvDw* attributes, for input extent `in`
+// and kernel `kernel` (2 values each). Errors: InvalidArgument naming the node for a missing
+// attribute, wrong lengths, non-positive strides or dilations, negative pads or an empty
+// output.
+Expected<SpatialGeometry> DepthwiseStageGeometry(const KernelContext& ctx,
+                                                 const std::vector<int64_t>& in,
+                                                 const std::vector<int64_t>& kernel);
+
+// A fused pair: the depthwise stage `d`, then the pointwise Conv `c` on its output (c.x is
+// unused; c.C == C; c.geo: the 1x1 geometry over the depthwise output's extent). Bands of
+// output rows: the depthwise rows of every channel go into a buffer sized for the L2 cache,
+// which the pointwise GEMM reads as its B operand; both epilogues run on each band. Writes all
+// of Y; bit-identical to the two Convs run one after the other.
+void RunDepthwisePointwiseConv(const ConvCall& c, const DepthwiseStage& d);
+
 using ConvModeFn = void (*)(const ConvCall&);
 ConvModeFn ConvModeFunction(ConvWeightMode mode);
 

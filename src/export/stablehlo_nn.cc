@@ -9,6 +9,7 @@
 
 #include "export/mlir_text.h"
 #include "export/stablehlo_emitter.h"
+#include "vtensor/graph/fused_attributes.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt::hlo {
@@ -498,6 +499,8 @@ Expected<std::vector<float>> ResizeMatrix(NodeContext& cx, int64_t axis, const S
 
 Status ResizeOp(NodeContext& cx) {
   const Node& node = cx.node();
+  // A session's fused form (passes/fusion.h FuseResizeAdd); export runs no fusions.
+  if (node.FindAttr(kResizeAddAttr) != nullptr) return cx.Unsupported("a fused Add (vt.add)");
   if (!node.GetInts("axes").empty()) return cx.Unsupported("the axes attribute");
   if (node.GetString("keep_aspect_ratio_policy", "stretch") != "stretch")
     return cx.Unsupported("keep_aspect_ratio_policy");

@@ -260,10 +260,13 @@ struct NearestRows {
       std::copy_n(s, pw.out, d);
       return;
     }
+    const int64_t* idx = pw.idx.data();
+    if (!pw.any_extrapolate) {
+      for (int64_t j = 0; j < pw.out; ++j) d[j] = s[idx[j]];
+      return;
+    }
     for (int64_t j = 0; j < pw.out; ++j)
-      d[j] = pw.any_extrapolate && pw.extrapolate[static_cast<size_t>(j)]
-                 ? extrapolation
-                 : s[pw.idx[static_cast<size_t>(j)]];
+      d[j] = pw.extrapolate[static_cast<size_t>(j)] ? extrapolation : s[idx[j]];
   }
 };
 

@@ -15,6 +15,7 @@ PassRegistry& PassRegistry::Global() {
     reg->RegisterPass("constant-folding", MakeConstantFoldingPass);
     reg->RegisterPass("fuse-hardswish", MakeFuseHardSwishPass);
     reg->RegisterPass("fuse-conv", MakeFuseConvPass);
+    reg->RegisterPass("fuse-resize-add", MakeFuseResizeAddPass);
     reg->RegisterPass("fold-shapes", MakeFoldShapesPass);
     reg->RegisterPass("fuse-layer-norm", MakeFuseLayerNormPass);
     reg->RegisterPass("fuse-gelu", MakeFuseGeluPass);

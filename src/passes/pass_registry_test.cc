@@ -56,7 +56,8 @@ TEST(PassRegistryTest, RegisteredPassesAreListed) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "constant-folding", "fold-initializers", "fold-shapes", "fuse-attention",
                        "fuse-conv", "fuse-gelu", "fuse-hardswish", "fuse-layer-norm",
-                       "fuse-matmul-bias", "fuse-rotary", "fuse-skip-norm", "gemm-shapes",
+                       "fuse-matmul-bias", "fuse-resize-add", "fuse-rotary", "fuse-skip-norm",
+                       "gemm-shapes",
                        "layout-assignment", "transpose-elimination"}));
 }
 

@@ -37,7 +37,7 @@ inline constexpr const char kPlanSourcesKey[] = "vt.source_list";
 // Bumped whenever a session pass (SessionPassNames) changes the graph it writes for some
 // model: older plans then MISS(incompatible-plan) instead of standing for a graph this
 // runtime would no longer make.
-inline constexpr int64_t kSessionPassesAbi = 2;
+inline constexpr int64_t kSessionPassesAbi = 3;
 // The struct type name a plan's report row carries (CacheEntryReport::type_name).
 inline constexpr const char kSessionPlanTypeName[] = "vt.session_plan";
 

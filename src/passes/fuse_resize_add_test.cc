@@ -5,6 +5,7 @@
 #include "passes/fusion_test_util.h"
 #include "passes/symbolic_shapes.h"
 #include "vtensor/passes/fusion.h"
+#include "vtensor/passes/static_shapes.h"
 
 namespace vt {
 namespace {
@@ -149,6 +150,20 @@ TEST(FuseResizeAddTest, AddendThatIsAResizeInputIsKept) {
   b.Node("Add", {"r", "x"}, {"out"});
   b.Output("out", {1, 2, 4, 4});
   EXPECT_EQ(FuseImported(b), 0u);
+}
+
+// Static shape specialization (the exporters' pass) learns the fused node's output type by
+// running its kernel, as for any node.
+TEST(FuseResizeAddTest, StaticShapesLearnTheFusedOutput) {
+  auto m = ResizeAddModel({1, 2, -1, -1}, {1, 2, -1, -1}).Import();
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(FuseResizeAdd(*m->graph), 1u);
+  StaticShapeOptions opts;
+  opts.input_shapes = {{"x", {1, 2, 3, 5}}, {"y", {1, 2, 6, 10}}};
+  const Status st = SpecializeShapes(*m, opts);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE(IsStaticTensor(m->graph->values.at("out")));
+  EXPECT_EQ(StaticShape(m->graph->values.at("out")), (Shape{1, 2, 6, 10}));
 }
 
 TEST(SymbolicShapesTest, ResizeByConstantScalesOrSizes) {

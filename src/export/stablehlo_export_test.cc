@@ -13,6 +13,7 @@
 #include "vtensor/layout/layout_pack.h"
 #include "vtensor/layout/layout_presets.h"
 #include "vtensor/passes/capture.h"
+#include "vtensor/passes/fusion.h"
 #include "vtensor/passes/pass.h"
 
 namespace vt {
@@ -440,6 +441,24 @@ TEST(StableHloExportTest, ResizeLinearAndNearest) {
               std::string::npos);
     ExpectParses(r->mlir);
   }
+}
+
+// A session's fused Resize + Add (passes/fusion.h FuseResizeAdd) is refused, not exported as a
+// plain Resize that would drop the addend.
+TEST(StableHloExportTest, ResizeFusedWithAnAddIsRefused) {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {1, 2, 3, 4}).Input("A", {1, 2, 6, 8}).Output("Y", {1, 2, 6, 8});
+  b.Init("scales", {4}, {1, 1, 2, 2});
+  b.Node("Resize", {"X", "", "scales"}, {"R"});
+  b.Node("Add", {"R", "A"}, {"Y"});
+  auto m = b.Import();
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(FuseResizeAdd(*m->graph), 1u);
+  ASSERT_TRUE(CaptureTensorMeta(*m).ok());
+  ASSERT_TRUE(RunPasses(*m, "").ok());
+  auto r = ExportStableHlo(*m, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("vt.add"), std::string::npos) << r.status().message();
 }
 
 }  // namespace

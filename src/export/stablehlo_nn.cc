@@ -9,6 +9,7 @@
 
 #include "export/mlir_text.h"
 #include "export/stablehlo_emitter.h"
+#include "vtensor/graph/fused_attributes.h"
 #include "vtensor/runtime/session.h"
 
 namespace vt::hlo {
@@ -104,6 +105,10 @@ Status AddChannelBias(NodeContext& cx, Val* y, size_t bias_input) {
 }
 
 Status ConvOp(NodeContext& cx) {
+  // A session's fused forms (passes/fusion.h FuseConv, FuseDepthwisePointwise); export runs no
+  // fusions.
+  if (cx.node().FindAttr(kConvActAttr) != nullptr || cx.node().FindAttr(kConvDwStridesAttr) != nullptr)
+    return cx.Unsupported("a fused activation or depthwise stage (vt.act, vt.dw_*)");
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   VT_ASSIGN_OR_RETURN(Val w, cx.In(1));
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())
@@ -498,6 +503,8 @@ Expected<std::vector<float>> ResizeMatrix(NodeContext& cx, int64_t axis, const S
 
 Status ResizeOp(NodeContext& cx) {
   const Node& node = cx.node();
+  // A session's fused form (passes/fusion.h FuseResizeAdd); export runs no fusions.
+  if (node.FindAttr(kResizeAddAttr) != nullptr) return cx.Unsupported("a fused Add (vt.add)");
   if (!node.GetInts("axes").empty()) return cx.Unsupported("the axes attribute");
   if (node.GetString("keep_aspect_ratio_policy", "stretch") != "stretch")
     return cx.Unsupported("keep_aspect_ratio_policy");

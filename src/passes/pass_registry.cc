@@ -16,6 +16,7 @@ PassRegistry& PassRegistry::Global() {
     reg->RegisterPass("fuse-hardswish", MakeFuseHardSwishPass);
     reg->RegisterPass("fuse-conv", MakeFuseConvPass);
     reg->RegisterPass("fuse-dw-pw", MakeFuseDepthwisePointwisePass);
+    reg->RegisterPass("fuse-resize-add", MakeFuseResizeAddPass);
     reg->RegisterPass("fold-shapes", MakeFoldShapesPass);
     reg->RegisterPass("fuse-layer-norm", MakeFuseLayerNormPass);
     reg->RegisterPass("fuse-gelu", MakeFuseGeluPass);

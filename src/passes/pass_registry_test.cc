@@ -55,8 +55,9 @@ TEST(PassRegistryTest, RegisteredPassesAreListed) {
   auto names = PassRegistry::Global().PassNames();
   EXPECT_EQ(names, (std::vector<std::string>{
                        "constant-folding", "fold-initializers", "fold-shapes", "fuse-attention",
-                       "fuse-conv", "fuse-gelu", "fuse-hardswish", "fuse-layer-norm",
-                       "fuse-matmul-bias", "fuse-rotary", "fuse-skip-norm", "gemm-shapes",
+                       "fuse-conv", "fuse-dw-pw", "fuse-gelu", "fuse-hardswish", "fuse-layer-norm",
+                       "fuse-matmul-bias", "fuse-resize-add", "fuse-rotary", "fuse-skip-norm",
+                       "gemm-shapes",
                        "layout-assignment", "transpose-elimination"}));
 }
 

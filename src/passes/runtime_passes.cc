@@ -69,6 +69,21 @@ class FuseDepthwisePointwisePass final : public Pass {
   size_t rewrites_ = 0;
 };
 
+class FuseResizeAddPass final : public Pass {
+ public:
+  const char* name() const override { return "fuse-resize-add"; }
+  Status Run(Model& model, const PassContext&) override {
+    rewrites_ = FuseResizeAdd(*model.graph);
+    return Status::Ok();
+  }
+  size_t rewrites() const override { return rewrites_; }
+  // The kernel checks the operands' shapes at run time: valid for any input size.
+  bool relies_on_dim_params() const override { return false; }
+
+ private:
+  size_t rewrites_ = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<Pass> MakeFuseDepthwisePointwisePass() {
@@ -77,5 +92,6 @@ std::unique_ptr<Pass> MakeFuseDepthwisePointwisePass() {
 std::unique_ptr<Pass> MakeConstantFoldingPass() { return std::make_unique<ConstantFoldingPass>(); }
 std::unique_ptr<Pass> MakeFuseHardSwishPass() { return std::make_unique<FuseHardSwishPass>(); }
 std::unique_ptr<Pass> MakeFuseConvPass() { return std::make_unique<FuseConvPass>(); }
+std::unique_ptr<Pass> MakeFuseResizeAddPass() { return std::make_unique<FuseResizeAddPass>(); }
 
 }  // namespace vt

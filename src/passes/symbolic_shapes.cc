@@ -1,8 +1,10 @@
 #include "passes/symbolic_shapes.h"
 
+#include "vtensor/graph/fused_attributes.h"
 #include "vtensor/graph/fused_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
@@ -209,6 +211,53 @@ void SymbolicShapes::VisitContrib(const Node& node) {
   }
 }
 
+// Resize / Upsample over every axis (no `axes` attribute), the "stretch" aspect policy and no
+// tf_crop_and_resize, whose sizes or scales are constants: the dims the kernel makes
+// (ops/nn/resize.cc: the sizes, or floor(in * scale); a scale of 1 keeps the dim, symbol or
+// not; another scale of a symbol is a fresh symbol). One fused with an Add (kResizeAddAttr,
+// graph/fused_attributes.h) stays unknown.
+void SymbolicShapes::VisitResize(const Node& node) {
+  const SymValue* x = In(node, 0);
+  if (x == nullptr || node.FindAttr("axes") != nullptr ||
+      node.FindAttr(kResizeAddAttr) != nullptr ||
+      node.GetString("keep_aspect_ratio_policy", "stretch") != "stretch" ||
+      node.GetString("coordinate_transformation_mode", "") == "tf_crop_and_resize")
+    return;
+  const size_t rank = x->dims.size();
+  const bool v11 = node.op_type == "Resize" && node.opset >= 11;
+  SymValue r;
+  r.has_rank = true;
+  if (v11 && node.inputs.size() > 3 && !node.inputs[3].empty()) {
+    const auto sizes = KnownInts(node, 3);
+    if (!sizes || sizes->size() != rank) return;
+    for (int64_t s : *sizes) r.dims.push_back(SymInt::Known(s));
+    return Set(node.outputs[0], r);
+  }
+  std::vector<double> scales;
+  if (node.op_type == "Upsample" && node.opset < 9) {
+    for (float f : node.GetFloats("scales")) scales.push_back(f);
+  } else {
+    const size_t i = v11 ? 2 : 1;
+    const Tensor* t = i < node.inputs.size() && !node.inputs[i].empty()
+                          ? graph_.FindInitializer(node.inputs[i]) : nullptr;
+    if (t == nullptr) return;
+    for (int64_t k = 0; k < t->numel(); ++k) scales.push_back(t->GetDouble(k));
+  }
+  if (scales.size() != rank) return;
+  for (size_t d = 0; d < rank; ++d) {
+    const double sc = scales[d];
+    const SymInt in = x->dims[d];
+    if (!(sc > 0) || !std::isfinite(sc)) return;
+    if (sc == 1.0)
+      r.dims.push_back(in);
+    else if (in.known())
+      r.dims.push_back(SymInt::Known(static_cast<int64_t>(std::floor(static_cast<double>(in.v) * sc))));
+    else
+      r.dims.push_back(Fresh());
+  }
+  Set(node.outputs[0], r);
+}
+
 void SymbolicShapes::Visit(const Node& node) {
   if (node.domain == kVtDomain && !node.outputs.empty()) return VisitFused(node);
   if (node.domain == "com.microsoft" && !node.outputs.empty()) return VisitContrib(node);
@@ -218,6 +267,7 @@ void SymbolicShapes::Visit(const Node& node) {
   SymValue r;
   r.has_rank = true;
   const SymValue* x = In(node, 0);
+  if (op == "Resize" || op == "Upsample") return VisitResize(node);
 
   if (SameShapeOps().count(op)) {
     if (x == nullptr) return;

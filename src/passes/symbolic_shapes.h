@@ -76,6 +76,7 @@ class SymbolicShapes {
   void Visit(const Node& node);
   void VisitFused(const Node& node);  // the ai.vtensor operators of graph/fused_ops.h
   void VisitContrib(const Node& node);  // com.microsoft operators the fusions write
+  void VisitResize(const Node& node);   // Resize / Upsample by constant scales or sizes
   void Set(const std::string& name, SymValue v);
   const SymValue* In(const Node& node, size_t i) const;
   // Known int elements of input i (a constant or derived), or nullopt.

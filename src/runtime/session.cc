@@ -28,8 +28,9 @@ std::vector<std::string> SessionPassNames(const SessionOptions& opts) {
   std::vector<std::string> names;
   if (opts.fold_constants) names.insert(names.end(), {"constant-folding", "fold-shapes", "constant-folding"});
   if (opts.fuse)
-    names.insert(names.end(), {"fuse-hardswish", "fuse-conv", "fuse-dw-pw", "fuse-layer-norm", "fuse-gelu",
-                               "fuse-attention", "fuse-rotary", "fuse-matmul-bias", "fuse-skip-norm"});
+    names.insert(names.end(), {"fuse-hardswish", "fuse-conv", "fuse-dw-pw", "fuse-resize-add",
+                               "fuse-layer-norm", "fuse-gelu", "fuse-attention", "fuse-rotary",
+                               "fuse-matmul-bias", "fuse-skip-norm"});
   // Last, on the graph the kernels are made for: the rows of each GEMM by a constant weight
   // decide its form (docs/weight-forms.md, "Source layout, read in place").
   names.push_back("gemm-shapes");

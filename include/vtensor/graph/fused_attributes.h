@@ -31,4 +31,12 @@ inline constexpr const char* kConvDwActParamsAttr = "vt.dw_act_params";
 inline constexpr const char* kConvDwActScaleAttr = "vt.dw_act_scale";
 inline constexpr const char* kConvDwActShiftAttr = "vt.dw_act_shift";
 
+// Fused-Resize attribute written by FuseResizeAdd and read by the Resize / Upsample kernel
+// (src/ops/nn/resize.cc).
+//   kResizeAddAttr  int: 1 when the node's last input (index 4 of a Resize, 2 of an Upsample;
+//                   the optional inputs before it given or empty) is an addend: the node's
+//                   output is Add(resized input, addend), as the Add of the node's opset
+//                   computes it (numpy broadcasting, equal element types required).
+inline constexpr const char* kResizeAddAttr = "vt.add";
+
 }  // namespace vt

@@ -29,6 +29,22 @@
 // Intermediates must have exactly one consumer and not be graph outputs. Results differ from
 // the unfused graph by float rounding only. Run FuseHardSwish first so exported HardSwish
 // patterns are one node.
+//
+// FuseResizeAdd: Add(Resize(x), y) or Add(y, Resize(x)) (Resize or Upsample) becomes one
+// Resize that writes resize(x) + y row by row while each resized row is in cache: the resized
+// tensor is never written to memory and read back (the feature pyramid of PP-OCRv4 det, a DBNet
+// FPN, does this at three levels; docs/benchmarks.md). The Resize output must be read only by
+// that Add and not be a graph output (nor read by a subgraph); y must not be one of the
+// Resize's own inputs. The Resize takes over the Add's output name and its place in the node
+// list, gains y as its last input (index 4 of a Resize, 2 of an Upsample; absent optional
+// inputs before it as empty names) and kResizeAddAttr = 1 (graph/fused_attributes.h); it keeps
+// its name. A session does not know its input sizes when it fuses, so the operands' shapes need
+// not be known: the Add is left alone only where the graph states a mismatch (value types or
+// symbolic shapes, passes/symbolic_shapes.h): a known element type other than float32, ranks
+// that differ, or a dim with two known sizes (a broadcast). The kernel checks at run time: an
+// f32 y of exactly the resized shape is added row by row, over y's buffer when y dies at the
+// node; anything else runs the Add as written (broadcasting, type errors). Results are
+// bit-identical to the unfused graph: the same float32 sum r + y of the same r.
 #pragma once
 
 #include <cstddef>
@@ -42,7 +58,7 @@ namespace vt {
 // Rewrites `graph` (and its subgraphs) in place; returns the number of fused patterns.
 size_t FuseHardSwish(Graph& graph);
 
-// The attributes FuseConv writes are declared in graph/fused_attributes.h.
+// The attributes FuseConv and FuseResizeAdd write are declared in graph/fused_attributes.h.
 
 // Rewrites `graph` (and its subgraphs) in place; returns the number of Conv nodes that
 // absorbed at least one following node plus the number of step-4 rewrites.
@@ -58,5 +74,9 @@ size_t FuseConv(Graph& graph);
 // never written to memory. Run after FuseConv (both Convs keep the activations it fused).
 // Results are bit-identical to the two Convs. Returns the number of pairs fused.
 size_t FuseDepthwisePointwise(Graph& graph);
+
+// Rewrites `graph` (and its subgraphs) in place; returns the number of Adds fused into a
+// Resize / Upsample.
+size_t FuseResizeAdd(Graph& graph);
 
 }  // namespace vt

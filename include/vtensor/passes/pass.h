@@ -94,6 +94,7 @@ std::unique_ptr<Pass> MakeConstantFoldingPass();  // passes/constant_folding.h
 std::unique_ptr<Pass> MakeFuseHardSwishPass();    // passes/fusion.h
 std::unique_ptr<Pass> MakeFuseConvPass();         // passes/fusion.h
 std::unique_ptr<Pass> MakeFuseDepthwisePointwisePass();  // passes/fusion.h
+std::unique_ptr<Pass> MakeFuseResizeAddPass();    // passes/fusion.h
 // Shape folding and the transformer fusions (passes/transformer_fusion.h).
 std::unique_ptr<Pass> MakeFoldShapesPass();
 std::unique_ptr<Pass> MakeFuseLayerNormPass();

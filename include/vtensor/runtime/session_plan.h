@@ -36,7 +36,8 @@ inline constexpr int64_t kSessionPlanFormatVersion = 2;
 inline constexpr const char kPlanSourcesKey[] = "vt.source_list";
 // Bumped whenever a session pass (SessionPassNames) changes the graph it writes for some
 // model: older plans then MISS(incompatible-plan) instead of standing for a graph this
-// runtime would no longer make. 3: fuse-conv takes ConvTranspose chains.
+// runtime would no longer make. 3: fuse-conv takes ConvTranspose chains; fuse-dw-pw and
+// fuse-resize-add.
 inline constexpr int64_t kSessionPassesAbi = 3;
 // The struct type name a plan's report row carries (CacheEntryReport::type_name).
 inline constexpr const char kSessionPlanTypeName[] = "vt.session_plan";

@@ -2,6 +2,8 @@
 // and attributes per opset into per-axis plans (resize_plan.h) and runs them
 // (resize_exec.h). Nearest mode moves elements of any dtype verbatim; linear/cubic compute
 // in float (double for float64 inputs; other dtypes are converted, integers rounded).
+// A node that FuseResizeAdd (passes/fusion.h) gave an addend writes resize(x) + addend
+// (ResizeAdd below).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -9,6 +11,7 @@
 #include "ops/nn/resize_exec.h"
 #include "ops/nn/resize_plan.h"
 #include "ops/common/shape_util.h"
+#include "vtensor/graph/fused_attributes.h"
 
 namespace vt::ops {
 namespace {
@@ -205,31 +208,40 @@ Expected<ResizeSetup> ParseResize(const KernelContext& ctx, const Tensor& x, boo
   return s;
 }
 
-Status ResizeImpl(KernelContext& ctx, bool upsample) {
-  VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
-  const Tensor x = x0.Contiguous();
-  VT_ASSIGN_OR_RETURN(ResizeSetup setup, ParseResize(ctx, x, upsample));
-  const int rank = x.rank();
-  Shape out_shape(static_cast<size_t>(rank));
-  std::vector<ResizeAxisPlan> plans(static_cast<size_t>(rank));
+// The output shape and per-axis plans of a parsed Resize.
+struct ResizePlans {
+  Shape out_shape;
+  std::vector<ResizeAxisPlan> axes;
   bool all_identity = true;
-  for (int d = 0; d < rank; ++d) {
-    const ResizeAxisParams& p = setup.axes[static_cast<size_t>(d)];
-    out_shape[static_cast<size_t>(d)] = p.out;
-    plans[static_cast<size_t>(d)] = BuildResizeAxisPlan(p);
-    all_identity &= plans[static_cast<size_t>(d)].identity;
+};
+
+ResizePlans PlanResize(const ResizeSetup& setup) {
+  ResizePlans p;
+  for (const ResizeAxisParams& a : setup.axes) {
+    p.out_shape.push_back(a.out);
+    p.axes.push_back(BuildResizeAxisPlan(a));
+    p.all_identity &= p.axes.back().identity;
   }
-  VT_RETURN_IF_ERROR(CheckOutputShape(ctx, out_shape));
-  const DType dt = x.dtype();
-  if (all_identity) {
-    ctx.SetOutput(0, x);
-    return Status::Ok();
-  }
-  Tensor out = ctx.AllocOutput(0, dt, out_shape);
+  return p;
+}
+
+// Resizes `x` into `out` (dense, of the plans' output shape). `addend` (f32 `x` only; else
+// null): a dense f32 tensor of that shape added to the result, possibly `out`'s own buffer.
+Status RunResize(const KernelContext& ctx, const Tensor& x, const ResizeSetup& setup,
+                 const ResizePlans& plans, Tensor& out, const float* addend = nullptr) {
   if (out.numel() == 0) return Status::Ok();
+  const DType dt = x.dtype();
   const int threads = std::max(ctx.threads(), 1);
   const ResizeMode mode = setup.axes.empty() ? ResizeMode::kNearest : setup.axes[0].mode;
-
+  if (dt == DType::kFloat32 && (addend != nullptr || mode != ResizeMode::kNearest)) {
+    if (mode == ResizeMode::kNearest)
+      ResizeNearest<float>(x.data<float>(), x.shape(), plans.axes, setup.extrapolation,
+                           out.mutable_data<float>(), threads, addend);
+    else
+      ResizeFiltered<float>(x.data<float>(), x.shape(), plans.axes, setup.extrapolation,
+                            out.mutable_data<float>(), threads, addend);
+    return Status::Ok();
+  }
   if (mode == ResizeMode::kNearest) {
     Status st = DispatchBySize(dt, [&](auto tag) -> Status {
       using T = decltype(tag);
@@ -238,7 +250,7 @@ Status ResizeImpl(KernelContext& ctx, bool upsample) {
         if (dt != DType::kComplex64 && dt != DType::kComplex128)
           (void)StoreDouble(dt, &extrap, setup.extrapolation);
       }
-      ResizeNearest<T>(x.data<T>(), x.shape(), plans, extrap, out.mutable_data<T>(), threads);
+      ResizeNearest<T>(x.data<T>(), x.shape(), plans.axes, extrap, out.mutable_data<T>(), threads);
       return Status::Ok();
     });
     if (!st.ok()) return ctx.Annotate(std::move(st));
@@ -248,21 +260,79 @@ Status ResizeImpl(KernelContext& ctx, bool upsample) {
       dt == DType::kComplex128)
     return ctx.Unsupported(std::string("linear/cubic resize of ") + DTypeName(dt));
   if (dt == DType::kFloat64) {
-    ResizeFiltered<double>(x.data<double>(), x.shape(), plans, setup.extrapolation,
-                        out.mutable_data<double>(), threads);
-    return Status::Ok();
-  }
-  if (dt == DType::kFloat32) {
-    ResizeFiltered<float>(x.data<float>(), x.shape(), plans, setup.extrapolation,
-                       out.mutable_data<float>(), threads);
+    ResizeFiltered<double>(x.data<double>(), x.shape(), plans.axes, setup.extrapolation,
+                           out.mutable_data<double>(), threads);
     return Status::Ok();
   }
   // Other dtypes: compute in float, convert back (integers rounded and saturated).
   const std::vector<float> xf = TensorToFloats(x);
   std::vector<float> of(static_cast<size_t>(out.numel()));
-  ResizeFiltered<float>(xf.data(), x.shape(), plans, setup.extrapolation, of.data(), threads);
+  ResizeFiltered<float>(xf.data(), x.shape(), plans.axes, setup.extrapolation, of.data(), threads);
   FloatsToTensor(of.data(), out);
   return Status::Ok();
+}
+
+// Output 0 = Add(r, y) by the Add kernel of the node's opset, so broadcasting, the element
+// type rule and the errors are the Add's.
+Status AddAsWritten(KernelContext& ctx, const Tensor& r, const Value& y) {
+  const KernelFactory* f = KernelRegistry::Global().Find("", "Add", ctx.opset());
+  if (f == nullptr) return ctx.Unsupported("no Add kernel for the fused Add");
+  Node add;
+  add.name = ctx.node().name;
+  add.op_type = "Add";
+  add.opset = ctx.opset();
+  add.inputs = {"resized", ctx.node().inputs.back()};
+  add.outputs = {ctx.node().outputs[0]};
+  const Graph none;
+  VT_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, (*f)(KernelInit{add, none}));
+  const Value rv(r);
+  std::vector<Value> outs(1);
+  KernelContext add_ctx(add, {&rv, &y}, &outs, nullptr, ctx.threads());
+  VT_RETURN_IF_ERROR(kernel->Compute(add_ctx));
+  ctx.SetOutput(0, std::move(outs[0]));
+  return Status::Ok();
+}
+
+// The fused Add of graph/fused_attributes.h kResizeAddAttr: the last input is added to the
+// result. An f32 addend of exactly the output's shape is added row by row as the rows are made,
+// over its own buffer when it dies here; anything else (a broadcast, another element type)
+// resizes into a temporary and runs the Add as written.
+Status ResizeAdd(KernelContext& ctx, const Tensor& x, const ResizeSetup& setup,
+                 const ResizePlans& plans) {
+  const size_t ai = ctx.num_inputs() - 1;
+  if (ctx.num_inputs() < 2 || !ctx.has_input(ai))
+    return ctx.Error("the fused Add's addend (last input) is missing");
+  const Value& yv = *ctx.input_value(ai);
+  if (x.dtype() == DType::kFloat32 && yv.is_tensor() && yv.tensor().dtype() == DType::kFloat32 &&
+      yv.tensor().shape() == plans.out_shape) {
+    // The output first: a handle to the addend held here would keep it off the addend's buffer.
+    Tensor out = ctx.AllocOutputOver(0, DType::kFloat32, plans.out_shape, {ai});
+    const Tensor y = ctx.input(ai).Contiguous();
+    if (!plans.all_identity) return RunResize(ctx, x, setup, plans, out, y.data<float>());
+    resize_detail::AddRow(x.data<float>(), y.data<float>(), out.mutable_data<float>(), out.numel());
+    return Status::Ok();
+  }
+  Tensor r = x;
+  if (!plans.all_identity) {
+    r = Tensor::Empty(x.dtype(), plans.out_shape);
+    VT_RETURN_IF_ERROR(RunResize(ctx, x, setup, plans, r));
+  }
+  return AddAsWritten(ctx, r, yv);
+}
+
+Status ResizeImpl(KernelContext& ctx, bool upsample) {
+  VT_ASSIGN_OR_RETURN(Tensor x0, ctx.RequireTensor(0));
+  const Tensor x = x0.Contiguous();
+  VT_ASSIGN_OR_RETURN(ResizeSetup setup, ParseResize(ctx, x, upsample));
+  const ResizePlans plans = PlanResize(setup);
+  VT_RETURN_IF_ERROR(CheckOutputShape(ctx, plans.out_shape));
+  if (ctx.node().GetInt(kResizeAddAttr, 0) != 0) return ResizeAdd(ctx, x, setup, plans);
+  if (plans.all_identity) {
+    ctx.SetOutput(0, x);
+    return Status::Ok();
+  }
+  Tensor out = ctx.AllocOutput(0, x.dtype(), plans.out_shape);
+  return RunResize(ctx, x, setup, plans, out);
 }
 
 Status ResizeCompute(KernelContext& ctx) { return ResizeImpl(ctx, false); }

@@ -2,9 +2,13 @@
 
 #include "vtensor/base/huge_mapping.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -36,6 +40,20 @@ constexpr int kPopulateWrite = MADV_POPULATE_WRITE;
 #else
 constexpr int kPopulateWrite = 23;  // Linux 5.14 (uapi/asm-generic/mman-common.h)
 #endif
+
+// Write-ahead (header, "Pages supplied ahead"): how far past a region's touched prefix the
+// thread supplies pages (at most the prefix's own length: a small model is not given much more
+// than it uses), and how much it supplies per call (the call holds the address-space lock).
+constexpr size_t kAheadBytes = size_t{8} << 20;
+constexpr size_t kAheadChunk = size_t{256} << 10;
+
+bool WriteAheadEnabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("VTENSOR_HOST_ARENA_AHEAD");
+    return !(v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0));
+  }();
+  return on;
+}
 
 // A 2 MiB-aligned anonymous mapping of `bytes` (a multiple of 2 MiB) whose first
 // kHugeHeadBytes are advised for huge pages and the rest for 4 KiB pages, or null.
@@ -146,7 +164,10 @@ class Arena {
     if (r == regions_.end()) return;  // not from this arena: a caller bug, nothing to free
     r->Give(a, n);
     counts_.live_bytes -= n;
-    if (r->live == 0 && CachedBytes() > kMaxCachedBytes) {
+    // Never under the write-ahead thread's feet: a region it is supplying now stays mapped.
+    if (r->live == 0 && CachedBytes() > kMaxCachedBytes &&
+        !(ahead_.busy && ahead_.base == r->base)) {
+      if (ahead_.base == r->base) ahead_ = Ahead{};
       ::munmap(reinterpret_cast<void*>(r->base), r->len);
       regions_.erase(r);
     }
@@ -169,10 +190,74 @@ class Arena {
     const size_t touched = r.TouchedBytes();
     const uintptr_t p = r.Take(n);
     if (p == 0) return nullptr;
-    ++(r.TouchedBytes() > touched ? counts_.fresh_blocks : counts_.reused_blocks);
+    const bool fresh = r.TouchedBytes() > touched;
+    ++(fresh ? counts_.fresh_blocks : counts_.reused_blocks);
+    if (fresh && r.high_water > kHugeHeadBytes) RequestAhead(r);
     counts_.live_bytes += n;
     counts_.peak_live_bytes = std::max(counts_.peak_live_bytes, counts_.live_bytes);
     return reinterpret_cast<void*>(p);
+  }
+
+  // Asks the write-ahead thread (started on first use) to supply region r's pages past its
+  // touched prefix, up to kAheadBytes (at most the prefix's length) beyond it: where the next
+  // fresh blocks go. Never the pages of blocks handed out (a block's owner may never write all
+  // of it: a KV cache sized for the longest sequence). Called under mu_.
+  void RequestAhead(const Region& r) {
+    if (!WriteAheadEnabled()) return;
+    const size_t from = r.TouchedBytes();
+    const size_t want =
+        std::min(r.len, RoundUp(from + std::min(kAheadBytes, from), kAheadChunk));
+    if (ahead_.base != r.base) ahead_ = Ahead{r.base, from, from, false};
+    ahead_.done = std::max(ahead_.done, from);
+    ahead_.target = std::max(ahead_.target, want);
+    if (!ahead_thread_started_) ahead_thread_started_ = StartAheadThread();
+    ahead_cv_.notify_one();
+  }
+
+  // The write-ahead thread's loop: supplies [done, target) of the region in chunks, unlocked
+  // while the kernel supplies them (MADV_POPULATE_WRITE changes no byte of a page a block's
+  // owner already wrote).
+  void AheadLoop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      ahead_cv_.wait(lock, [this] { return ahead_.done < ahead_.target; });
+      const uintptr_t base = ahead_.base;
+      const size_t from = ahead_.done, len = std::min(kAheadChunk, ahead_.target - from);
+      ahead_.busy = true;
+      lock.unlock();
+      const bool ok = ::madvise(reinterpret_cast<void*>(base + from), len, kPopulateWrite) == 0;
+      lock.lock();
+      ahead_.busy = false;
+      if (ahead_.base != base) continue;  // the region was dropped meanwhile
+      ahead_.done = std::max(ahead_.done, from + len);
+      if (ok) counts_.ahead_bytes += len;
+      else ahead_.target = ahead_.done;  // refused (a kernel before 5.14): stop asking
+    }
+  }
+
+  static void* AheadThread(void* arena) {
+    // Only on a core nothing else wants (header); best effort.
+    sched_param idle{};
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+    static_cast<Arena*>(arena)->AheadLoop();
+    return nullptr;
+  }
+
+  // A detached thread with every signal blocked (the process's handlers never run on it); the
+  // arena is never destroyed. False when no thread could be made.
+  bool StartAheadThread() {
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return false;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, size_t{64} << 10);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t tid;
+    const bool ok = pthread_create(&tid, &attr, AheadThread, this) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    pthread_attr_destroy(&attr);
+    return ok;
   }
 
   // Backed bytes outside live blocks, over all regions.
@@ -198,7 +283,18 @@ class Arena {
     return &r;
   }
 
+  // What the write-ahead thread supplies: region `base`'s offsets [done, target).
+  struct Ahead {
+    uintptr_t base = 0;  // 0: none
+    size_t done = 0;
+    size_t target = 0;
+    bool busy = false;   // the thread is supplying a chunk of `base` now, unlocked
+  };
+
   std::mutex mu_;
+  std::condition_variable ahead_cv_;
+  Ahead ahead_;
+  bool ahead_thread_started_ = false;
   bool prefaulted_ = false;     // PrefaultHead ran (once per process)
   std::deque<Region> regions_;  // oldest first: lower regions are filled before later ones
   HostMemoryStats counts_;  // block counts and live bytes; Stats() adds the rest

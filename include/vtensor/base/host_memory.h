@@ -22,6 +22,15 @@
 // large model's activations no longer gamble on the host (PP-OCRv4 det's first run: 2.1x its
 // steady run -> 1.2x; steady runs about 2 % slower).
 //
+// Pages supplied ahead: when a block takes fresh pages beyond a region's 4 MiB head, a
+// background thread (started then, at SCHED_IDLE, every signal blocked) supplies the region's
+// next pages by MADV_POPULATE_WRITE (Linux 5.14), up to 8 MiB (at most the touched prefix's own
+// length) past what blocks have touched (never the pages of blocks handed out), so that the
+// blocks a first run takes next find their pages there. On two vCPUs it runs beside the
+// run's thread (docs/benchmarks.md, "Pages supplied ahead of the first run"). At most
+// min(8 MiB, touched bytes) more memory is backed than blocks have used.
+// VTENSOR_HOST_ARENA_AHEAD=off in the environment (read once) turns it off.
+//
 // Requests below kHostArenaMinBytes go to the C library (its small-object heap is reused
 // well). Setting VTENSOR_HOST_ARENA=off in the environment (read once) sends every request to
 // the C library: the baseline for measurements.
@@ -71,6 +80,7 @@ struct HostMemoryStats {
   // arena's placement cost beyond the buffers live at once.
   uint64_t peak_live_bytes = 0;
   uint64_t prefaulted_bytes = 0;  // supplied by PrefaultHostArenaHead (0 before, or refused)
+  uint64_t ahead_bytes = 0;       // supplied by the write-ahead thread (header)
   bool enabled = true;        // false under VTENSOR_HOST_ARENA=off
 };
 HostMemoryStats GetHostMemoryStats();

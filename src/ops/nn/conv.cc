@@ -271,7 +271,7 @@ Expected<Tensor> F32Input(KernelContext& ctx, size_t i, int rank, const char* wh
 // InvalidArgument naming the node for another type or shape.
 Expected<Tensor> OptionalBias(KernelContext& ctx, size_t i, int64_t n, const char* what) {
   if (!ctx.has_input(i) || !ctx.input_value(i)->is_tensor()) return Tensor();
-  const Tensor b = ctx.input(i);
+  const Tensor& b = ctx.input(i);
   if (b.dtype() != DType::kFloat32 || b.rank() != 1 || b.dim(0) != n)
     return ctx.Error(std::string(what) + " " + ShapeToString(b.shape()) + " must be float32 [" +
                      std::to_string(n) + "]");

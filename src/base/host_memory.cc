@@ -45,7 +45,7 @@ constexpr int kPopulateWrite = 23;  // Linux 5.14 (uapi/asm-generic/mman-common.
 // thread supplies pages (at most the prefix's own length: a small model is not given much more
 // than it uses), and how much it supplies per call (the call holds the address-space lock).
 constexpr size_t kAheadBytes = size_t{8} << 20;
-constexpr size_t kAheadChunk = size_t{256} << 10;
+constexpr size_t kAheadChunk = size_t{64} << 10;
 
 bool WriteAheadEnabled() {
   static const bool on = [] {
@@ -115,6 +115,9 @@ struct Region {
   }
 };
 
+class Arena;
+Arena& TheArena();
+
 class Arena {
  public:
   void* Alloc(size_t bytes) {
@@ -165,8 +168,7 @@ class Arena {
     r->Give(a, n);
     counts_.live_bytes -= n;
     // Never under the write-ahead thread's feet: a region it is supplying now stays mapped.
-    if (r->live == 0 && CachedBytes() > kMaxCachedBytes &&
-        !(ahead_.busy && ahead_.base == r->base)) {
+    if (r->live == 0 && CachedBytes() > kMaxCachedBytes && in_flight_base_ != r->base) {
       if (ahead_.base == r->base) ahead_ = Ahead{};
       ::munmap(reinterpret_cast<void*>(r->base), r->len);
       regions_.erase(r);
@@ -203,14 +205,17 @@ class Arena {
   // fresh blocks go. Never the pages of blocks handed out (a block's owner may never write all
   // of it: a KV cache sized for the longest sequence). Called under mu_.
   void RequestAhead(const Region& r) {
-    if (!WriteAheadEnabled()) return;
+    if (!WriteAheadEnabled() || ahead_unsupported_) return;
     const size_t from = r.TouchedBytes();
     const size_t want =
         std::min(r.len, RoundUp(from + std::min(kAheadBytes, from), kAheadChunk));
-    if (ahead_.base != r.base) ahead_ = Ahead{r.base, from, from, false};
+    if (ahead_.base != r.base) ahead_ = Ahead{r.base, from, from};
     ahead_.done = std::max(ahead_.done, from);
     ahead_.target = std::max(ahead_.target, want);
-    if (!ahead_thread_started_) ahead_thread_started_ = StartAheadThread();
+    if (!ahead_thread_started_) {
+      ahead_thread_started_ = true;
+      ahead_unsupported_ = !StartAheadThread();  // no thread: not asked again
+    }
     ahead_cv_.notify_one();
   }
 
@@ -223,17 +228,34 @@ class Arena {
       ahead_cv_.wait(lock, [this] { return ahead_.done < ahead_.target; });
       const uintptr_t base = ahead_.base;
       const size_t from = ahead_.done, len = std::min(kAheadChunk, ahead_.target - from);
-      ahead_.busy = true;
+      in_flight_base_ = base;
       lock.unlock();
       const bool ok = ::madvise(reinterpret_cast<void*>(base + from), len, kPopulateWrite) == 0;
       lock.lock();
-      ahead_.busy = false;
-      if (ahead_.base != base) continue;  // the region was dropped meanwhile
-      ahead_.done = std::max(ahead_.done, from + len);
-      if (ok) counts_.ahead_bytes += len;
-      else ahead_.target = ahead_.done;  // refused (a kernel before 5.14): stop asking
+      in_flight_base_ = 0;
+      if (!ok) {  // refused (a kernel before 5.14): not asked again
+        ahead_unsupported_ = true;
+        ahead_ = Ahead{};
+        continue;
+      }
+      counts_.ahead_bytes += len;
+      if (ahead_.base == base) ahead_.done = std::max(ahead_.done, from + len);
     }
   }
+
+ public:
+  // fork(): the child has no write-ahead thread, and mu_ must not be copied locked (held by
+  // the thread at the fork). Registered once (pthread_atfork) when the thread starts.
+  void ForkPrepare() { mu_.lock(); }
+  void ForkParent() { mu_.unlock(); }
+  void ForkChild() {
+    ahead_ = Ahead{};
+    in_flight_base_ = 0;
+    ahead_thread_started_ = false;
+    mu_.unlock();
+  }
+
+ private:
 
   static void* AheadThread(void* arena) {
     // Only on a core nothing else wants (header); best effort.
@@ -257,6 +279,12 @@ class Arena {
     const bool ok = pthread_create(&tid, &attr, AheadThread, this) == 0;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     pthread_attr_destroy(&attr);
+    static const bool at_fork = [] {
+      pthread_atfork([] { TheArena().ForkPrepare(); }, [] { TheArena().ForkParent(); },
+                     [] { TheArena().ForkChild(); });
+      return true;
+    }();
+    (void)at_fork;
     return ok;
   }
 
@@ -288,13 +316,14 @@ class Arena {
     uintptr_t base = 0;  // 0: none
     size_t done = 0;
     size_t target = 0;
-    bool busy = false;   // the thread is supplying a chunk of `base` now, unlocked
   };
 
   std::mutex mu_;
   std::condition_variable ahead_cv_;
   Ahead ahead_;
+  uintptr_t in_flight_base_ = 0;  // the region the thread is supplying now, unlocked (0: none)
   bool ahead_thread_started_ = false;
+  bool ahead_unsupported_ = false;  // no thread, or the kernel refused the advice
   bool prefaulted_ = false;     // PrefaultHead ran (once per process)
   std::deque<Region> regions_;  // oldest first: lower regions are filled before later ones
   HostMemoryStats counts_;  // block counts and live bytes; Stats() adds the rest

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -204,6 +206,28 @@ TEST(HostMemoryTest, PagesAfterAFreshBlockAreSuppliedAhead) {
   for (size_t i = 0; i < big; i += 4093) ASSERT_EQ(a[i], 0x3c) << i;
   HostFree(b, next);
   HostFree(a, big);
+}
+
+// After the write-ahead thread has started, a forked child allocates, writes and frees fresh
+// memory (the arena's lock is not inherited held; the child has no thread).
+TEST(HostMemoryTest, ForkedChildAllocatesAfterTheThreadStarted) {
+  if (!HostArenaEnabled()) GTEST_SKIP() << "VTENSOR_HOST_ARENA=off";
+  void* a = HostAlloc(40 * kMiB);  // fresh pages beyond the head: the thread starts
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 1, 40 * kMiB);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    void* b = HostAlloc(24 * kMiB);
+    if (b == nullptr) _exit(2);
+    std::memset(b, 2, 24 * kMiB);
+    HostFree(b, 24 * kMiB);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  HostFree(a, 40 * kMiB);
 }
 
 TEST(HostMemoryTest, ConcurrentAllocAndFree) {

@@ -461,5 +461,22 @@ TEST(StableHloExportTest, ResizeFusedWithAnAddIsRefused) {
   EXPECT_NE(r.status().message().find("vt.add"), std::string::npos) << r.status().message();
 }
 
+TEST(StableHloExportTest, ConvTransposeWithAFusedActivationIsRefused) {
+  testing::OnnxBuilder b(13);
+  b.Input("X", {1, 4, 3, 3}).Output("Y", {1, 6, 6, 6});
+  b.RandomInit("W", {4, 6, 2, 2}, 1);
+  auto& ct = b.Node("ConvTranspose", {"X", "W"}, {"C"});
+  testing::OnnxBuilder::AttrInts(ct, "strides", {2, 2});
+  b.Node("Sigmoid", {"C"}, {"Y"});
+  auto m = b.Import();
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(FuseConv(*m->graph), 1u);
+  ASSERT_TRUE(CaptureTensorMeta(*m).ok());
+  ASSERT_TRUE(RunPasses(*m, "").ok());
+  auto r = ExportStableHlo(*m, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("vt.act"), std::string::npos) << r.status().message();
+}
+
 }  // namespace
 }  // namespace vt

@@ -133,6 +133,9 @@ Status ConvOp(NodeContext& cx) {
 // ConvTranspose as a convolution of the stride-dilated input with the spatially reversed
 // kernel; W [Cin, Cout/g, k...] is regrouped to [Cin/g, Cout, k...] for feature groups.
 Status ConvTransposeOp(NodeContext& cx) {
+  // A session's fused form (passes/fusion.h FuseConv); export runs no fusions.
+  if (cx.node().FindAttr(kConvActAttr) != nullptr)
+    return cx.Unsupported("a fused activation (vt.act)");
   VT_ASSIGN_OR_RETURN(Val x, cx.In(0));
   VT_ASSIGN_OR_RETURN(Val w, cx.In(1));
   if (x.shape.size() < 3 || w.shape.size() != x.shape.size())

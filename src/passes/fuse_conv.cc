@@ -151,7 +151,8 @@ int64_t OutputChannels(const Tensor& w, bool transposed, int64_t group) {
 bool StartChain(const Graph& g, Node& conv, ConvChain* c) {
   c->transposed = conv.op_type == "ConvTranspose";
   if ((conv.op_type != "Conv" && !c->transposed) || !conv.domain.empty() ||
-      conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.FindAttr(kConvActAttr))
+      conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.FindAttr(kConvActAttr) ||
+      conv.FindAttr(kConvDwStridesAttr))  // a fused depthwise + pointwise pair
     return false;
   c->w = F32Const(g, conv.inputs[1]);
   if (c->w == nullptr || c->w->rank() < 3) return false;

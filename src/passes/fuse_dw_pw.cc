@@ -36,7 +36,9 @@ int64_t DepthwiseChannels(const Graph& g, const Node& dw) {
       dw.inputs.size() < 2 || dw.inputs.size() > 3 || !NoAutoPad(dw))
     return 0;
   const Tensor* w = F32Const(g, dw.inputs[1]);
-  if (w == nullptr || w->rank() != 4 || w->dim(1) != 1 || w->dim(0) < 1) return 0;
+  // One channel: the pointwise Conv after it would itself run in the depthwise mode, whose
+  // sums the fused GEMM would not reproduce bit for bit.
+  if (w == nullptr || w->rank() != 4 || w->dim(1) != 1 || w->dim(0) < 2) return 0;
   const int64_t c = w->dim(0);
   if (dw.GetInt("group", 1) != c || !ConstantBiasOrNone(g, dw, 2, c)) return 0;
   if (IntsOr(dw, "strides", 1, 2).empty() || IntsOr(dw, "dilations", 1, 2).empty() ||

@@ -135,5 +135,25 @@ TEST(FuseDepthwisePointwiseTest, BadFusedInputsAreRefusedNamingTheNode) {
   EXPECT_NE(r.status().message().find("depthwise"), std::string::npos) << r.status().message();
 }
 
+TEST(FuseDepthwisePointwiseTest, AFusedPairIsLeftAloneByFuseConvAndCheckedAtRunTime) {
+  OnnxBuilder b = PairModel({}, 8, 8, 9, 9);
+  auto model = b.Import();
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(FuseBoth(*model->graph), 1u);
+  Node& pair = model->graph->nodes[0];
+  EXPECT_EQ(FuseConv(*model->graph), 0u);  // it would drop the depthwise inputs
+  EXPECT_EQ(pair.inputs.size(), 5u);
+  // A pair node whose own geometry is not pointwise is refused, not run with it ignored.
+  Attribute s;
+  s.name = "strides";
+  s.type = Attribute::Type::kInts;
+  s.ints = {2, 2};
+  pair.attrs["strides"] = s;
+  auto r = EvaluateModel(*model, {Value(RandomTensor({2, 8, 9, 9}, 10))});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("needs a pointwise Conv"), std::string::npos)
+      << r.status().message();
+}
+
 }  // namespace
 }  // namespace vt

@@ -218,7 +218,7 @@ void SymbolicShapes::VisitContrib(const Node& node) {
 // graph/fused_attributes.h) stays unknown.
 void SymbolicShapes::VisitResize(const Node& node) {
   const SymValue* x = In(node, 0);
-  if (x == nullptr || node.FindAttr("axes") != nullptr ||
+  if (x == nullptr || !x->has_rank || node.FindAttr("axes") != nullptr ||
       node.FindAttr(kResizeAddAttr) != nullptr ||
       node.GetString("keep_aspect_ratio_policy", "stretch") != "stretch" ||
       node.GetString("coordinate_transformation_mode", "") == "tf_crop_and_resize")

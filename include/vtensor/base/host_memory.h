@@ -24,11 +24,14 @@
 //
 // Pages supplied ahead: when a block takes fresh pages beyond a region's 4 MiB head, a
 // background thread (started then, at SCHED_IDLE, every signal blocked) supplies the region's
-// next pages by MADV_POPULATE_WRITE (Linux 5.14), up to 8 MiB (at most the touched prefix's own
-// length) past what blocks have touched (never the pages of blocks handed out), so that the
-// blocks a first run takes next find their pages there. On two vCPUs it runs beside the
-// run's thread (docs/benchmarks.md, "Pages supplied ahead of the first run"). At most
-// min(8 MiB, touched bytes) more memory is backed than blocks have used.
+// next pages by MADV_POPULATE_WRITE (Linux 5.14) in 64 KiB calls, up to 8 MiB (at most the
+// touched prefix's own length) past what blocks had touched when it was asked (pages of blocks
+// handed out are not asked for; a block taken meanwhile may get the call under way), so that
+// the blocks a first run takes next find their pages there. On two vCPUs it runs beside the
+// run's thread (docs/benchmarks.md, "Pages supplied ahead of the first run"). Costs: up to
+// min(8 MiB, touched bytes) per region backed and not used; each call holds the address space
+// lock (read), which an mmap of another thread waits for, and at SCHED_IDLE the thread may be
+// preempted inside one on a busy machine. A forked child starts without the thread.
 // VTENSOR_HOST_ARENA_AHEAD=off in the environment (read once) turns it off.
 //
 // Requests below kHostArenaMinBytes go to the C library (its small-object heap is reused

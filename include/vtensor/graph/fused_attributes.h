@@ -6,7 +6,8 @@
 
 namespace vt {
 
-// Fused-Conv attributes written by FuseConv and read by the Conv kernel (src/ops/nn/conv_epilogue.h).
+// Fused-Conv attributes written by FuseConv and read by the Conv and ConvTranspose kernels
+// (src/ops/nn/conv_epilogue.h).
 //   kConvActAttr        string: "Relu", "Clip", "LeakyRelu", "HardSigmoid", "HardSwish", "Sigmoid"
 //   kConvActParamsAttr  floats: Clip {min, max}; LeakyRelu {alpha}; HardSigmoid {alpha, beta}
 //   kConvActScaleAttr   floats: 1 or M values multiplying the activation's output

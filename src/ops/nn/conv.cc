@@ -278,7 +278,21 @@ Expected<Tensor> OptionalBias(KernelContext& ctx, size_t i, int64_t n, const cha
   return b.Contiguous();
 }
 
+// The node's own geometry is a pointwise one: group 1, unit strides and dilations, no pads.
+bool PointwiseAttributes(const Node& n) {
+  auto all = [&](const char* name, int64_t v) {
+    const std::vector<int64_t> a = n.GetInts(name);
+    return std::all_of(a.begin(), a.end(), [v](int64_t x) { return x == v; });
+  };
+  const std::string auto_pad = n.GetString("auto_pad", "NOTSET");
+  return n.GetInt("group", 1) == 1 && all("strides", 1) && all("dilations", 1) && all("pads", 0) &&
+         (auto_pad == "NOTSET" || auto_pad == "VALID");
+}
+
 Status ConvKernel::ComputeDepthwisePointwise(KernelContext& ctx) const {
+  if (!PointwiseAttributes(ctx.node()))
+    return ctx.Error("a fused depthwise stage (vt.dw_*) needs a pointwise Conv: group 1, unit "
+                     "strides and dilations, no pads");
   VT_ASSIGN_OR_RETURN(const Tensor x, F32Input(ctx, 0, 4, "X"));
   VT_ASSIGN_OR_RETURN(const Tensor w, F32Input(ctx, 1, 4, "W"));
   VT_ASSIGN_OR_RETURN(const Tensor wd, F32Input(ctx, 3, 4, "depthwise W"));

@@ -110,7 +110,11 @@ Expected<SpatialGeometry> DepthwiseStageGeometry(const KernelContext& ctx,
 
 void RunDepthwisePointwiseConv(const ConvCall& c, const DepthwiseStage& d) {
   const Conv2dView v = View2d(d.geo);
-  const int64_t rows = std::clamp<int64_t>(kBandFloats / std::max<int64_t>(c.C * v.OW, 1), 1, v.OH);
+  // Rows per band: a band's depthwise output fits kBandFloats, and every thread gets a band
+  // (the GEMM of a band runs on one thread).
+  const int64_t per_thread = (v.OH + c.threads - 1) / std::max(c.threads, 1);
+  const int64_t rows = std::clamp<int64_t>(kBandFloats / std::max<int64_t>(c.C * v.OW, 1), 1,
+                                           std::max<int64_t>(per_thread, 1));
   const int64_t bands = (v.OH + rows - 1) / rows;
   for (int64_t n = 0; n < c.N; ++n) {
 #pragma omp parallel for num_threads(c.threads) schedule(dynamic) if (c.threads > 1 && bands > 1)

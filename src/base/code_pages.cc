@@ -1,8 +1,7 @@
 #include "vtensor/base/code_pages.h"
+#include "vtensor/base/detached_thread.h"
 #include "vtensor/base/host_memory.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -76,22 +75,9 @@ void* TouchPages(void* arg) {
   return nullptr;
 }
 
-// Starts TouchPages on a detached thread with every signal blocked (the process's handlers never
-// run on it). False if the thread could not be created.
-bool StartTouchThread(Touch* t) {
-  pthread_attr_t attr;
-  if (pthread_attr_init(&attr) != 0) return false;
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, size_t{64} << 10);
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t tid;
-  const bool ok = pthread_create(&tid, &attr, TouchPages, t) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  pthread_attr_destroy(&attr);
-  return ok;
-}
+// Starts TouchPages on a detached thread (base/detached_thread.h). False if the thread could
+// not be created.
+bool StartTouchThread(Touch* t) { return StartDetachedThread(TouchPages, t); }
 
 bool Start() {
   const CodePageMode mode = CodePageModeFrom(std::getenv("VTENSOR_CODE_PAGES"));

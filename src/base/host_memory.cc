@@ -1,10 +1,10 @@
 #include "vtensor/base/host_memory.h"
 
+#include "vtensor/base/detached_thread.h"
 #include "vtensor/base/huge_mapping.h"
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -268,17 +268,7 @@ class Arena {
   // A detached thread with every signal blocked (the process's handlers never run on it); the
   // arena is never destroyed. False when no thread could be made.
   bool StartAheadThread() {
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) return false;
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, size_t{64} << 10);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t tid;
-    const bool ok = pthread_create(&tid, &attr, AheadThread, this) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    pthread_attr_destroy(&attr);
+    const bool ok = StartDetachedThread(AheadThread, this);
     static const bool at_fork = [] {
       pthread_atfork([] { TheArena().ForkPrepare(); }, [] { TheArena().ForkParent(); },
                      [] { TheArena().ForkChild(); });

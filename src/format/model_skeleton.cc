@@ -435,6 +435,10 @@ Expected<ModelSkeleton> FullParse(const std::shared_ptr<MappedFile>& file, const
   return out;
 }
 
+std::string NotATensor(const std::string& path) {
+  return path + ": not a valid ONNX TensorProto (truncated or corrupted)";
+}
+
 }  // namespace
 
 std::string ExternalDataDir(const std::string& model_path) {
@@ -512,6 +516,27 @@ Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
   out.elided = std::move(table);
   out.external_data_files = std::move(scan.data_files());
   if (with_extension) ParseExtension(scan, scan.extension_bytes(), path, &out);
+  return out;
+}
+
+Expected<TensorSkeleton> ParseTensorSkeleton(std::shared_ptr<MappedFile> file,
+                                             const std::string& path) {
+  if (file->size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": TensorProto file larger than 2 GiB");
+  auto table = std::make_shared<ElidedPayloads>(std::move(file));
+  const uint8_t* data = table->file()->data();
+  Scanner scan(data, table.get(), SkeletonScope::kWhole, "");
+  std::string skeleton;
+  const Status st = scan.Rewrite(Msg::kTensor, data, data + table->file()->size(),
+                                 Frame{nullptr, "tensor", -1}, 0, &skeleton);
+  if (!st.ok()) return InvalidArgument(NotATensor(path) + ": " + st.message());
+  TensorSkeleton out;
+  out.proto = std::make_unique<onnx::TensorProto>();
+  const bool parsed = scan.needs_full_parse()
+                          ? out.proto->ParseFromArray(data, static_cast<int>(table->file()->size()))
+                          : out.proto->ParseFromString(skeleton);
+  if (!parsed) return InvalidArgument(NotATensor(path));
+  out.elided = std::move(table);
   return out;
 }
 

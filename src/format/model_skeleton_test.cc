@@ -522,5 +522,56 @@ TEST_F(ModelSkeletonTest, ExtensionFieldsAreParsedApartFromTheSkeleton) {
   EXPECT_NE(bad->ext_error.find("field 28"), std::string::npos) << bad->ext_error;
 }
 
+// A TensorProto file: the large payload stays in the mapping whatever its offset, reads as its
+// bytes, and is aligned for its element type (a misaligned one is copied once); a small one and
+// a file of repeated raw_data fields are parsed as they stand.
+TEST_F(ModelSkeletonTest, ATensorFileKeepsItsPayloadInTheMapping) {
+  for (const std::string& name : {std::string("x"), std::string("x_"), std::string("x__")}) {
+    SCOPED_TRACE(name);
+    const onnx::TensorProto tp = RawFloats(name, 3000, -1.5f);
+    const std::string path = Write(tp.SerializeAsString());
+    auto file = MappedFile::Open(path);
+    ASSERT_TRUE(file.ok());
+    auto sk = ParseTensorSkeleton(*file, path);
+    ASSERT_TRUE(sk.ok()) << sk.status().message();
+    EXPECT_EQ(sk->elided->size(), 1u);
+    EXPECT_LT(sk->proto->ByteSizeLong(), 64u);
+    TensorContext ctx;
+    ctx.file = path;
+    ctx.elided = sk->elided;
+    auto t = TensorFromProto(*sk->proto, ctx);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    ASSERT_EQ(t->nbytes(), tp.raw_data().size());
+    EXPECT_EQ(std::memcmp(t->raw_data(), tp.raw_data().data(), t->nbytes()), 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t->raw_data()) % 4, 0u);
+    EXPECT_EQ(t->name(), name);
+  }
+  onnx::TensorProto twice = RawFloats("t", 2000, 3.0f);
+  const std::string first = twice.SerializeAsString();
+  twice.set_raw_data(RawFloats("t", 2000, 9.0f).raw_data());
+  const std::string path = Write(first + twice.SerializeAsString());  // raw_data twice: last wins
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  auto sk = ParseTensorSkeleton(*file, path);
+  ASSERT_TRUE(sk.ok()) << sk.status().message();
+  EXPECT_EQ(sk->elided->size(), 0u);
+  EXPECT_EQ(sk->proto->raw_data(), twice.raw_data());
+}
+
+TEST_F(ModelSkeletonTest, ADamagedTensorFileNamesTheFileAndTheField) {
+  const std::string bytes = RawFloats("x", 3000, 0.0f).SerializeAsString();
+  for (size_t cut : {size_t{1}, bytes.size() / 2, bytes.size() - 1}) {
+    const std::string path = Write(bytes.substr(0, cut));
+    auto file = MappedFile::Open(path);
+    ASSERT_TRUE(file.ok());
+    auto sk = ParseTensorSkeleton(*file, path);
+    ASSERT_FALSE(sk.ok()) << cut;
+    const std::string msg = sk.status().message();
+    EXPECT_NE(msg.find(path + ": not a valid ONNX TensorProto"), std::string::npos) << msg;
+    if (cut > 16)
+      EXPECT_NE(msg.find("tensor (tensor 'x'): field raw_data: length"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace vt

@@ -430,7 +430,8 @@ Expected<Value> ValueFromSequenceProto(const onnx::SequenceProto& sp, const Tens
 }  // namespace
 
 Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected) {
-  VT_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  VT_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::Open(path));
+  const std::string_view bytes(reinterpret_cast<const char*>(file->data()), file->size());
   TensorContext ctx;
   ctx.file = path;
   const TypeInfo* t = &expected;
@@ -440,20 +441,24 @@ Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected)
   }
   if (optional) {
     onnx::OptionalProto op;
-    if (!op.ParseFromString(bytes)) return InvalidArgument(path + ": not a valid OptionalProto");
+    if (!op.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return InvalidArgument(path + ": not a valid OptionalProto");
     return ValueFromOptionalProto(op, ctx);
   }
   if (t->kind == TypeInfo::Kind::kSequence) {
     onnx::SequenceProto sp;
-    if (!sp.ParseFromString(bytes)) return InvalidArgument(path + ": not a valid SequenceProto");
+    if (!sp.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+      return InvalidArgument(path + ": not a valid SequenceProto");
     VT_ASSIGN_OR_RETURN(Value v, ValueFromSequenceProto(sp, ctx));
     if (v.elem_type() == DType::kUndefined) v = Value::Sequence(t->elem, {});
     return v;
   }
-  onnx::TensorProto tp;
-  if (!tp.ParseFromString(bytes))
-    return InvalidArgument(path + ": not a valid ONNX TensorProto (truncated or corrupted)");
-  VT_ASSIGN_OR_RETURN(Tensor x, TensorFromProto(tp, ctx));
+  // A tensor file is parsed in place and its payload copied once: the value owns its bytes
+  // (a view of the mapping would fault if the file were truncated while the value lives).
+  VT_ASSIGN_OR_RETURN(TensorSkeleton sk, ParseTensorSkeleton(std::move(file), path));
+  ctx.elided = sk.elided;
+  VT_ASSIGN_OR_RETURN(Tensor x, TensorFromProto(*sk.proto, ctx));
+  if (x.storage() != nullptr && x.storage()->mapped_file() != nullptr) x = x.Clone();
   // Older ONNX test data stores bfloat16 tensors with data_type UINT16 (same bits).
   if (t->kind == TypeInfo::Kind::kTensor && t->elem == DType::kBFloat16 && x.dtype() == DType::kUInt16)
     x = Tensor(DType::kBFloat16, x.layout(), x.storage());

@@ -161,5 +161,32 @@ TEST_F(LoadModelTest, SourcesOnlyImportsInitializersAndConstants) {
   EXPECT_TRUE(m->graph->inputs.empty());
 }
 
+// A tensor file: its bytes whatever the payload's offset, aligned, owned by the value (the
+// file truncated afterwards changes nothing), and a damaged file an error naming it.
+TEST_F(LoadModelTest, ValueFilesOwnTheirBytesAndNameDamagedFiles) {
+  for (const std::string& name : {std::string("a"), std::string("ab"), std::string("abc")}) {
+    SCOPED_TRACE(name);
+    const onnx::TensorProto tp = RawFloats(name, 5000);
+    const std::string path = dir_ + "/input_0.pb";
+    ASSERT_TRUE(WriteFileAtomic(path, tp.SerializeAsString()).ok());
+    auto v = LoadValueFile(path, TypeInfo());
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    ASSERT_TRUE(v->is_tensor());
+    const Tensor& t = v->tensor();
+    EXPECT_EQ(t.storage()->mapped_file(), nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % 4, 0u);
+    std::filesystem::resize_file(path, 0);
+    ASSERT_EQ(t.nbytes(), tp.raw_data().size());
+    EXPECT_EQ(std::memcmp(t.raw_data(), tp.raw_data().data(), t.nbytes()), 0);
+  }
+  const std::string bytes = RawFloats("x", 5000).SerializeAsString();
+  const std::string path = dir_ + "/cut.pb";
+  ASSERT_TRUE(WriteFileAtomic(path, bytes.substr(0, bytes.size() - 7)).ok());
+  auto v = LoadValueFile(path, TypeInfo());
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find(path + ": not a valid ONNX TensorProto"), std::string::npos)
+      << v.status().message();
+}
+
 }  // namespace
 }  // namespace vt

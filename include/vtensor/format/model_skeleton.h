@@ -30,6 +30,7 @@
 
 namespace onnx {
 class ModelProto;
+class TensorProto;
 }  // namespace onnx
 
 namespace vt {
@@ -117,6 +118,21 @@ enum class SkeletonScope {
 Expected<ModelSkeleton> ParseModelSkeleton(std::shared_ptr<MappedFile> file,
                                            const std::string& path, bool with_extension,
                                            SkeletonScope scope = SkeletonScope::kWhole);
+
+// A parsed TensorProto file (a test data set's input_N.pb or output_N.pb, a --input file).
+struct TensorSkeleton {
+  std::unique_ptr<onnx::TensorProto> proto;
+  std::shared_ptr<const ElidedPayloads> elided;  // the table its raw_data token names
+};
+
+// Parses `file` (the serialized TensorProto at `path`) as a skeleton: a raw_data payload of at
+// least kElideMinBytes, when the field occurs once, stays in the mapped file, so that loading a
+// large input costs one copy at most (TensorFromProto with `elided` borrows an aligned payload
+// and copies a misaligned one) instead of three (read, parse, tensor). Errors: InvalidArgument
+// "PATH: not a valid ONNX TensorProto (truncated or corrupted)", followed by where the scan
+// stopped (the field, the tensor's name when known); files over 2 GiB.
+Expected<TensorSkeleton> ParseTensorSkeleton(std::shared_ptr<MappedFile> file,
+                                             const std::string& path);
 
 // Where the main graph's source tensors' bytes stand in a serialized ModelProto (graph/
 // plan_graph.h SourceTensors: the initializers, then the `value` of each Constant node of the

@@ -127,6 +127,8 @@ void RunTapMajorConv(const ConvCall& c) {
   RunPlanes(permuted, true);
 }
 
-void RunPackedConv(const ConvCall& c) { RunPlanes(c, false); }
+void RunPackedConv(const ConvCall& c) {
+  if (!RunDirectConv(c)) RunPlanes(c, false);
+}
 
 }  // namespace vt::ops

@@ -133,6 +133,12 @@ std::vector<ConvCase> Cases() {
       {{1, 3, 17, 19}, {16, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
       {{1, 4, 9, 8}, {6, 4, 2, 3}, 1, {3, 1}, {1, 2}, {}, "SAME_LOWER"},
       {{1, 4, 6, 6}, {8, 2, 3, 3}, 2, {1, 1}, {}, {0, 0, 0, 0}, "", false},
+      // packed mode's direct path (a prepacked filter, <= 4 channels, output rows >= 16): an
+      // RGB stem with a partial tile, 5x5 with asymmetric pads, dilation, 1-D
+      {{2, 3, 20, 70}, {16, 3, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
+      {{1, 4, 11, 50}, {24, 4, 5, 5}, 1, {2, 2}, {}, {2, 1, 2, 2}, "", false},
+      {{1, 2, 9, 40}, {5, 2, 3, 3}, 1, {1, 1}, {2, 2}, {2, 2, 2, 2}},
+      {{1, 2, 70}, {5, 2, 7}, 1, {2}, {}, {3, 3}},
       // 1-D
       {{2, 3, 20}, {4, 3, 5}, 1, {2}, {}, {2, 1}},
       {{1, 20, 31}, {3, 20, 4}, 1, {1}, {2}, {3, 3}},
@@ -168,6 +174,7 @@ TEST(Conv, ConstantInputGivesIdenticalPositions) {
   const ConvCase cases[] = {
       {{1, 40, 19, 23}, {13, 40, 1, 1}},                   // pointwise
       {{1, 32, 19, 23}, {13, 32, 3, 3}},                   // tap-major
+      {{1, 3, 19, 40}, {13, 3, 3, 3}},                     // packed, direct path
       {{1, 128, 50, 40}, {7, 128, 3, 3}},                  // tap-major, several slices
       {{1, 3, 33, 35}, {16, 3, 3, 3}, 1, {2, 2}},          // packed
       {{1, 8, 33, 70}, {8, 1, 3, 3}, 8},                   // depthwise

@@ -431,6 +431,8 @@ Expected<Value> ValueFromSequenceProto(const onnx::SequenceProto& sp, const Tens
 
 Expected<Value> LoadValueFile(const std::string& path, const TypeInfo& expected) {
   VT_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> file, MappedFile::Open(path));
+  if (file->size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return InvalidArgument(path + ": value file larger than 2 GiB (protobuf's limit)");
   const std::string_view bytes(reinterpret_cast<const char*>(file->data()), file->size());
   TensorContext ctx;
   ctx.file = path;

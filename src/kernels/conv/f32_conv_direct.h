@@ -7,7 +7,8 @@
 // columns is summed in registers over k = (c, kh, kw), the row order of the packed filter panels
 // (kernels/gemm/f32_gemm_pack.h) that the packed Conv mode multiplies, and in the order of
 // kernels/gemm/f32_gemm_ukernel.h: from zero, one fused multiply-add per step, then added to the
-// bias and clamped. So the output is the same bits as the packed mode's GEMM with the same
+// bias and clamped, with subnormals flushed as the GEMM flushes them (kernels/cpu/
+// flush_denormals.h). So the output is the same bits as the packed mode's GEMM with the same
 // panels (the test compares bytes).
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/conv/f32_conv_direct.h"
+#include "kernels/cpu/flush_denormals.h"
 
 // GCC 12's min/max intrinsics trip -Wmaybe-uninitialized on their own placeholder operand.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -31,27 +32,43 @@ void Deinterleave(const float* x, int64_t n, float* e, float* o) {
   }
 }
 
+// Zeroes row[0, lo) and row[hi, pitch) of a phase row whose columns [lo, hi) are written.
+void ZeroOutside(float* row, int64_t lo, int64_t hi, int64_t pitch) {
+  lo = std::clamp<int64_t>(lo, 0, pitch);
+  hi = std::clamp<int64_t>(hi, lo, pitch);
+  std::memset(row, 0, static_cast<size_t>(lo) * sizeof(float));
+  std::memset(row + hi, 0, static_cast<size_t>(pitch - hi) * sizeof(float));
+}
+
 // The SW phase rows of input row `xr` (W floats, or null for a row outside the image) at
 // `dst` (SW rows of `pitch` floats).
 void BuildPhaseRows(const F32DirectConvGeometry& g, int64_t pitch, const float* xr, float* dst) {
-  std::memset(dst, 0, static_cast<size_t>(g.SW * pitch) * sizeof(float));
-  if (xr == nullptr) return;
+  if (xr == nullptr) {
+    std::memset(dst, 0, static_cast<size_t>(g.SW * pitch) * sizeof(float));
+    return;
+  }
   // Input column t lands in phase (t + PW) % SW at column (t + PW) / SW.
   if (g.SW == 1) {
-    const int64_t n = std::min(g.W, pitch - g.PW);
+    const int64_t n = std::clamp<int64_t>(g.W, 0, pitch - g.PW);
+    ZeroOutside(dst, g.PW, g.PW + n, pitch);
     if (n > 0) std::memcpy(dst + g.PW, xr, static_cast<size_t>(n) * sizeof(float));
     return;
   }
   if (g.SW == 2) {
     // Even columns t = 2 i go to phase PW % 2 from column PW / 2, odd ones to the other phase
     // from column (PW + 1) / 2.
-    float* pe = dst + (g.PW % 2) * pitch + g.PW / 2;
-    float* po = dst + ((g.PW + 1) % 2) * pitch + (g.PW + 1) / 2;
-    const int64_t pairs = std::min(g.W / 2, pitch - (g.PW + 1) / 2);
-    Deinterleave(xr, std::max<int64_t>(pairs, 0), pe, po);
-    if (g.W % 2 != 0 && g.W / 2 < pitch - g.PW / 2) pe[g.W / 2] = xr[g.W - 1];
+    const int64_t e0 = g.PW / 2, o0 = (g.PW + 1) / 2;
+    float* re = dst + (g.PW % 2) * pitch;
+    float* ro = dst + ((g.PW + 1) % 2) * pitch;
+    const int64_t pairs = std::clamp<int64_t>(g.W / 2, 0, pitch - o0);
+    const bool last_even = g.W % 2 != 0 && e0 + g.W / 2 < pitch;
+    ZeroOutside(re, e0, e0 + pairs + (last_even ? 1 : 0), pitch);
+    ZeroOutside(ro, o0, o0 + pairs, pitch);
+    Deinterleave(xr, pairs, re + e0, ro + o0);
+    if (last_even) re[e0 + g.W / 2] = xr[g.W - 1];
     return;
   }
+  std::memset(dst, 0, static_cast<size_t>(g.SW * pitch) * sizeof(float));
   for (int64_t t = 0; t < g.W; ++t) {
     const int64_t j = (t + g.PW) / g.SW;
     if (j < pitch) dst[((t + g.PW) % g.SW) * pitch + j] = xr[t];
@@ -128,6 +145,7 @@ TileFn TileFor(size_t mr) {
 void f32_conv_direct_avx512(const F32DirectConvGeometry& g, const F32Panels& w, int64_t M,
                             const float* bias, bool clamp, float min, float max, const float* x,
                             int64_t oh0, int64_t oh1, float* y, float* rowbuf) {
+  const ScopedFlushDenormals ftz;  // as the GEMM's blocks
   const int64_t pitch = F32DirectConvRowPitch(g);
   const int64_t K = g.K(), MR = static_cast<int64_t>(w.width), out_sz = g.OH * g.OW;
   const TileFn tile = TileFor(w.width);

@@ -12,8 +12,10 @@
 namespace vt::kernels {
 namespace {
 
+// `P` leading pads and `E` trailing ones (E = P when omitted).
 F32DirectConvGeometry Geo(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t S,
-                          int64_t D, int64_t P) {
+                          int64_t D, int64_t P, int64_t E = -1) {
+  if (E < 0) E = P;
   F32DirectConvGeometry g;
   g.C = C;
   g.H = H;
@@ -26,8 +28,8 @@ F32DirectConvGeometry Geo(int64_t C, int64_t H, int64_t W, int64_t KH, int64_t K
   g.DW = D;
   g.PH = P;
   g.PW = P;
-  g.OH = (H + 2 * P - ((KH - 1) * D + 1)) / S + 1;
-  g.OW = (W + 2 * P - ((KW - 1) * D + 1)) / S + 1;
+  g.OH = (H + P + E - ((KH - 1) * D + 1)) / S + 1;
+  g.OW = (W + P + E - ((KW - 1) * D + 1)) / S + 1;
   return g;
 }
 
@@ -81,6 +83,8 @@ TEST(F32ConvDirect, SameBitsAsTheGemmOverTheSamePanels) {
       {Geo(2, 15, 61, 7, 7, 2, 1, 3), 6, "f32_gemm_6x64_avx512"},    // 7x7, K = 98
       {Geo(3, 11, 45, 3, 3, 1, 2, 2), 3, "f32_gemm_2x32_avx512"},    // dilation 2
       {Geo(2, 10, 80, 3, 3, 3, 1, 0), 1, "f32_gemm_1x32_avx512"},    // stride 3, no pads
+      {Geo(3, 16, 47, 3, 3, 2, 1, 0, 5), 8, "f32_gemm_8x32_avx512"},  // end pads only
+      {Geo(1, 1, 90, 1, 9, 2, 1, 4), 12, "f32_gemm_12x32_avx512"},   // one row (1-D)
   };
   for (const Case& cs : cases) {
     const F32DirectConvGeometry& g = cs.g;
@@ -106,7 +110,7 @@ TEST(F32ConvDirect, SameBitsAsTheGemmOverTheSamePanels) {
         const float* b = with_bias ? bias.data() : nullptr;
         const std::vector<float> want = GemmConv(*gemm, g, panels, cs.M, b, ep, x);
         std::vector<float> y(want.size(), -7.0f);
-        std::vector<float> rows(F32DirectConvRowFloats(g) + 16);
+        std::vector<float> rows(F32DirectConvRowFloats(g));  // exactly: an overrun shows
         // Two calls: rows [0, split) and [split, OH).
         const int64_t split = g.OH / 3;
         f32_conv_direct_avx512(g, panels, cs.M, b, clamp, ep.min, ep.max, x.data(), 0, split,
@@ -117,6 +121,26 @@ TEST(F32ConvDirect, SameBitsAsTheGemmOverTheSamePanels) {
             << "bias " << with_bias << " clamp " << clamp;
       }
   }
+}
+
+// Subnormal inputs and products are flushed as the GEMM flushes them: still the same bits.
+TEST(F32ConvDirect, SubnormalsGiveTheGemmsBits) {
+  const F32DirectConvGeometry g = Geo(3, 9, 45, 3, 3, 2, 1, 1);
+  if (!F32DirectConvApplies(g, 8)) GTEST_SKIP() << "no AVX-512";
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> x(static_cast<size_t>(g.C * g.H * g.W)), w(static_cast<size_t>(8 * g.K()));
+  for (auto& v : x) v = d(gen) * 1e-38f;  // subnormal and normal inputs
+  for (auto& v : w) v = d(gen);
+  const F32GemmKernel* gemm = FindF32GemmKernel("f32_gemm_8x32_avx512");
+  ASSERT_NE(gemm, nullptr);
+  const F32Panels panels = MakeF32PanelsFromMk(8, 8, static_cast<size_t>(g.K()), w.data(),
+                                               static_cast<size_t>(g.K()));
+  const std::vector<float> want = GemmConv(*gemm, g, panels, 8, nullptr, F32GemmEpilogue{}, x);
+  std::vector<float> y(want.size()), rows(F32DirectConvRowFloats(g));
+  f32_conv_direct_avx512(g, panels, 8, nullptr, false, 0.0f, 0.0f, x.data(), 0, g.OH, y.data(),
+                         rows.data());
+  EXPECT_EQ(std::memcmp(y.data(), want.data(), want.size() * sizeof(float)), 0);
 }
 
 TEST(F32ConvDirect, TakesFewChannelsShortSumsAndWideRowsOnly) {

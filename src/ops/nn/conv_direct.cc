@@ -1,6 +1,6 @@
 // Packed mode's direct path: a Conv of few input channels (an RGB stem) with its filter
 // prepacked for an AVX-512 GEMM row runs kernels/conv/f32_conv_direct.h over the same panels,
-// rows of output spread over the threads; the kernel adds the bias and a clamp, and another
+// blocks of output rows spread over the threads; the kernel adds the bias and a clamp, and another
 // fused activation runs on each output row right after it. Same bits as the GEMM over phase
 // planes (the kernel's summation is the GEMM's).
 #include <omp.h>
@@ -34,28 +34,28 @@ bool RunDirectConv(const ConvCall& c) {
   g.OW = v.OW;
   const kernels::F32Panels& w = (*c.w_panels)[0];
   if (w.width != c.gemm->mr || !kernels::F32DirectConvApplies(g, w.width)) return false;
+  // Blocks of output rows, over every image, shared out to the threads: a few rows share the
+  // cost of starting a block. A call with fewer blocks than threads (a 1-D signal is one row)
+  // keeps the GEMM, which threads its columns.
+  constexpr int64_t kRowsPerBlock = 4;
+  const int64_t blocks = (v.OH + kRowsPerBlock - 1) / kRowsPerBlock, total = c.N * blocks;
+  if (total < c.threads) return false;
   const int64_t in_sz = c.in_numel(), out_sz = c.out_numel();
   const bool clamp = c.clamp(), post = c.post();
-  // Blocks of output rows per thread: a few rows share the cost of starting a block.
-  constexpr int64_t kRowsPerBlock = 4;
-  const int64_t blocks = (v.OH + kRowsPerBlock - 1) / kRowsPerBlock;
-  for (int64_t n = 0; n < c.N; ++n) {
-    const float* x = c.x + n * c.C * in_sz;
-    float* y = c.y + n * c.M * out_sz;
-#pragma omp parallel num_threads(c.threads) if (c.threads > 1 && blocks > 1)
-    {
-      ConvScratch& sc = ThreadConvScratch();
-      sc.planes.Resize(kernels::F32DirectConvRowFloats(g));
+#pragma omp parallel num_threads(c.threads) if (c.threads > 1)
+  {
+    ConvScratch& sc = ThreadConvScratch();
+    sc.planes.Resize(kernels::F32DirectConvRowFloats(g));
 #pragma omp for schedule(static)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t oh0 = b * kRowsPerBlock, oh1 = std::min(v.OH, oh0 + kRowsPerBlock);
-        kernels::f32_conv_direct_avx512(g, w, c.M, c.bias, clamp, c.epi->p0, c.epi->p1, x, oh0,
-                                        oh1, y, sc.planes.data());
-        if (post)
-          for (int64_t m = 0; m < c.M; ++m)
-            c.epi->ApplyRow(y + m * out_sz + oh0 * v.OW, static_cast<size_t>((oh1 - oh0) * v.OW),
-                            m);
-      }
+    for (int64_t i = 0; i < total; ++i) {
+      const int64_t n = i / blocks, oh0 = i % blocks * kRowsPerBlock;
+      const int64_t oh1 = std::min(v.OH, oh0 + kRowsPerBlock);
+      float* y = c.y + n * c.M * out_sz;
+      kernels::f32_conv_direct_avx512(g, w, c.M, c.bias, clamp, c.epi->p0, c.epi->p1,
+                                      c.x + n * c.C * in_sz, oh0, oh1, y, sc.planes.data());
+      if (post)
+        for (int64_t m = 0; m < c.M; ++m)
+          c.epi->ApplyRow(y + m * out_sz + oh0 * v.OW, static_cast<size_t>((oh1 - oh0) * v.OW), m);
     }
   }
   return true;

@@ -87,8 +87,8 @@ void RunTapMajorConv(const ConvCall& c);   // 1-D / 2-D, many channels: phase pl
 void RunPackedConv(const ConvCall& c);     // 1-D / 2-D, few channels: phase planes packed
 // Packed mode's direct path (conv_direct.cc): a filter prepacked for an AVX-512 GEMM row over
 // an input kernels::F32DirectConvApplies takes (C <= 4, C * KH * KW <= 128, group 1, output
-// rows of 16 or more) runs kernels/conv/f32_conv_direct.h, same bits; false (nothing written)
-// for any other call.
+// rows of 16 or more) and at least one block of 4 output rows per thread runs
+// kernels/conv/f32_conv_direct.h, same bits; false (nothing written) for any other call.
 bool RunDirectConv(const ConvCall& c);
 void RunIm2colNdConv(const ConvCall& c);   // 3-D and up: im2col panels
 

@@ -32,7 +32,8 @@ void DepthwiseBand(const DepthwiseStage& d, const Conv2dView& v, int64_t C, int6
   pl.Hq = (oh1 - oh0) + (pl.KH - 1) * pl.DH / pl.SH;
   sc.planes.Resize(kernels::F32ConvPhasePlanesFloats(1, pl.SH, pl.SW, pl.Hq, pl.Wq));
   const int64_t taps = v.KH * v.KW, in_sz = v.H * v.W, rows = oh1 - oh0;
-  std::vector<int64_t> off(static_cast<size_t>(taps));
+  std::vector<int64_t>& off = sc.tap_offsets;
+  off.resize(static_cast<size_t>(taps));
   for (int64_t t = 0; t < taps; ++t)
     off[static_cast<size_t>(t)] = kernels::F32ConvPhasePlanesTapOffset(pl, static_cast<size_t>(t));
   kernels::F32DwConvParams p{};

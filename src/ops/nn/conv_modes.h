@@ -70,6 +70,7 @@ struct ConvScratch {
   kernels::AlignedFloats planes;
   kernels::AlignedFloats wide;
   kernels::AlignedFloats weights;
+  std::vector<int64_t> tap_offsets;  // a depthwise band's taps (their offsets depend on its rows)
 };
 ConvScratch& ThreadConvScratch();
 

@@ -7,6 +7,10 @@
 // [C/g, (M/g) * prod(k)] row-major, i.e. the transposed-storage A operand; a constant W is
 // prepacked into MR panels once), then col2im scatter-adds col into Y, which starts as the bias.
 //
+// A constant f32 W of an ungrouped 2x2 stride-2 ConvTranspose with no pads (each output written
+// once) in an AVX-512 session runs kernels/conv/f32_conv_transpose_2x2.h instead: no col
+// buffer, no scatter, the same bits.
+//
 // The output extent and padding: ops/nn/conv_geometry.h ComputeTransposedGeometry.
 //
 // A ConvTranspose that absorbed the affine maps and activation after it (passes/fuse_conv.cc)
@@ -19,6 +23,7 @@
 
 #include "kernels/conv/conv_window.h"
 #include "kernels/conv/f32_col2im.h"
+#include "kernels/conv/f32_conv_transpose_2x2.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
@@ -26,6 +31,7 @@
 #include "ops/nn/conv_epilogue.h"
 #include "ops/nn/conv_f64.h"
 #include "ops/nn/conv_geometry.h"
+#include "vtensor/forms/weight_provider.h"
 
 namespace vt::ops {
 namespace {
@@ -129,6 +135,9 @@ class ConvTransposeKernel final : public OpKernel {
       return;
     w_const_ = *w;
     const Tensor wc = w->Contiguous();
+    if (group == 1 && w->rank() == 4 && w->dim(2) == 2 && w->dim(3) == 2 &&
+        init.weights().isa() == IsaLevel::kAvx512)
+      w_2x2_ = wc;
     const size_t cg = static_cast<size_t>(w->dim(0) / group);
     const size_t rows = static_cast<size_t>(w->numel() / std::max<int64_t>(w->dim(0), 1));
     for (int64_t g = 0; g < group; ++g)
@@ -146,8 +155,14 @@ class ConvTransposeKernel final : public OpKernel {
                 const std::vector<float>& bias_rows, const kernels::F32Col2Im& c2i, int64_t n,
                 int64_t g, float* y, int threads) const;
 
+  // The 2x2 stride-2 path (f32_conv_transpose_2x2.h) over W [C, M, 2, 2]; false when it does
+  // not apply. Writes all of Y (epilogue included).
+  bool Run2x2(const TransposeInputs& in, const float* x, const float* bias, float* y,
+              int threads) const;
+
   const kernels::F32GemmKernel& gemm_;
   Tensor w_const_;
+  Tensor w_2x2_;  // W contiguous when the 2x2 path may take it (AVX-512 session, group 1)
   std::vector<F32Panels> w_panels_;  // per group: A = W_g^T, [(M/g) * prod(k), C/g]
   ConvEpilogue epi_;                 // fused activation (empty: none)
 };
@@ -206,6 +221,29 @@ void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, co
   if (!c2i.assign) ApplyEpilogue(epi_, yg, Mg, g, out_sz, inner_out, 0, out0);
 }
 
+bool ConvTransposeKernel::Run2x2(const TransposeInputs& in, const float* x, const float* bias,
+                                 float* y, int threads) const {
+  const SpatialGeometry& geo = in.geo;
+  if (!w_2x2_.defined() || in.group != 1 || geo.rank() != 2 || !WritesEachOutputOnce(geo) ||
+      geo.kernel[0] != 2 || geo.kernel[1] != 2 || !IsSameConstant(in.W, w_const_))
+    return false;
+  const kernels::F32ConvTranspose2x2Geometry g{in.X.dim(1), geo.in[0], geo.in[1], in.W.dim(1)};
+  constexpr int64_t kRowsPerBlock = 4;  // input rows per block of work
+  const int64_t blocks = (g.H + kRowsPerBlock - 1) / kRowsPerBlock, total = in.X.dim(0) * blocks;
+  if (!kernels::F32ConvTranspose2x2Applies(g) || total < threads) return false;
+  const int64_t in_sz = g.H * g.W, out_sz = 4 * in_sz, OW = 2 * g.W;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+  for (int64_t i = 0; i < total; ++i) {
+    const int64_t n = i / blocks, ih0 = i % blocks * kRowsPerBlock;
+    const int64_t ih1 = std::min(g.H, ih0 + kRowsPerBlock);
+    float* yn = y + n * g.M * out_sz;
+    kernels::f32_conv_transpose_2x2_avx512(g, w_2x2_.data<float>(), bias, x + n * g.C * in_sz,
+                                           ih0, ih1, yn);
+    ApplyEpilogue(epi_, yn, g.M, 0, out_sz, OW, 2 * ih0, 2 * ih1);
+  }
+  return true;
+}
+
 Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
   VT_ASSIGN_OR_RETURN(TransposeInputs in, ReadInputs(ctx, epi_));
   const DType dt = in.X.dtype();
@@ -229,6 +267,10 @@ Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
   float* py = yf.mutable_data<float>();
   const int64_t N = in.X.dim(0), M = in.W.dim(1) * in.group, kvol = in.geo.kernel_numel();
   const float* pb = b.defined() ? b.data<float>() : nullptr;
+  if (Run2x2(in, x.data<float>(), pb, py, ctx.threads())) {
+    if (dt != DType::kFloat32) StoreF32As(yf, Y);
+    return Status::Ok();
+  }
 
   // When every output is written exactly once the bias rides in the GEMM epilogue (one value
   // per GEMM row (m, tap)) and col2im stores; otherwise Y starts as the bias and col2im

@@ -98,6 +98,11 @@ std::vector<CtCase> Cases() {
       // PaddleOCR DB head: 2x2 stride 2 (non-overlapping, bias in the GEMM epilogue)
       {{1, 6, 5, 7}, {6, 4, 2, 2}, 1, {2, 2}},
       {{2, 4, 130, 9}, {4, 8, 2, 2}, 1, {2, 2}},  // several col slices
+      // the 2x2 stride-2 kernel (a constant W, rows of 8 or more): a block of 8 output channels
+      // and a rest, a width tail, no bias; with pads it is not taken
+      {{1, 24, 6, 40}, {24, 13, 2, 2}, 1, {2, 2}},
+      {{2, 3, 5, 21}, {3, 2, 2, 2}, 1, {2, 2}, {}, {}, {}, {}, "", false},
+      {{1, 4, 6, 12}, {4, 3, 2, 2}, 1, {2, 2}, {}, {1, 0, 1, 0}},
       {{1, 4, 130, 9}, {4, 8, 3, 3}, 1, {2, 2}, {}, {1, 1, 1, 1}},
       {{1, 3, 4, 5}, {3, 2, 3, 3}, 1, {3, 2}, {1, 2}, {0, 1, 2, 1}, {1, 0}},
       {{1, 4, 3, 3}, {4, 1, 3, 2}, 2, {2, 1}, {}, {}, {}, {}, "SAME_UPPER"},

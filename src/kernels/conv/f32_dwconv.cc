@@ -26,10 +26,12 @@ void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float*
 
 namespace {
 constexpr auto Avx512Supported = CpuHasAvx512;
+constexpr auto Avx2Supported = CpuHasAvx2;
 constexpr auto Always = AlwaysSupported;
 
 const F32DwConvKernel kKernels[] = {
     {"f32_dwconv_multitap_avx512", "avx512", f32_dwconv_multitap_avx512, Avx512Supported},
+    {"f32_dwconv_multitap_avx2", "avx2", f32_dwconv_multitap_avx2, Avx2Supported},
     {"f32_dwconv_multitap_scalar", "portable", f32_dwconv_multitap_scalar, Always},
 };
 
@@ -43,6 +45,11 @@ std::span<const F32DwConvKernel> F32DwConvKernels() { return kKernels; }
 const F32DwConvKernel& DefaultF32DwConvKernel() {
   static const F32DwConvKernel& k = Choose();
   return k;
+}
+
+const F32DwConvKernel& F32DwConvKernelForIsa(std::string_view isa) {
+  return ChooseKernelRowForIsa(std::span<const F32DwConvKernel>(kKernels), isa,
+                               "VT_F32_DWCONV_KERNEL");
 }
 
 }  // namespace vt::kernels

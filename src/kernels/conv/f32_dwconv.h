@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 namespace vt::kernels {
 
@@ -36,6 +37,8 @@ void f32_dwconv_multitap_scalar(const F32DwConvParams* p, const float* x, float*
 // AVX-512F: dense 3x3 / 5x5 filters register-blocked over rows (weights in registers, each
 // load shared by several output rows); other filters 128 outputs per step; masked tails.
 void f32_dwconv_multitap_avx512(const F32DwConvParams* p, const float* x, float* y);
+// AVX2 + FMA: 32 outputs per step, then 8, then a scalar tail (fused multiply-adds throughout).
+void f32_dwconv_multitap_avx2(const F32DwConvParams* p, const float* x, float* y);
 
 struct F32DwConvKernel {
   const char* name;
@@ -48,5 +51,7 @@ struct F32DwConvKernel {
 std::span<const F32DwConvKernel> F32DwConvKernels();
 // First supported row (VT_F32_DWCONV_KERNEL may name a row or an ISA), chosen once.
 const F32DwConvKernel& DefaultF32DwConvKernel();
+// The row for a session capped at ISA `isa` ("avx512", "avx2", "portable": a session's --arch).
+const F32DwConvKernel& F32DwConvKernelForIsa(std::string_view isa);
 
 }  // namespace vt::kernels

@@ -1,6 +1,7 @@
 // Every depthwise table kernel against the scalar reference twin, and the phase-plane
 // formulation against a direct 2-D depthwise convolution on odd geometries.
 #include "kernels/conv/f32_dwconv.h"
+#include "kernels/cpu/kernel_select.h"
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,15 @@ INSTANTIATE_TEST_SUITE_P(AllKernels, DwConvTest,
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Phase planes + multitap == direct depthwise convolution.
+// A session capped at an ISA gets the row of that level (or the next one down it can run).
+TEST(DwConvRows, ASessionCapPicksItsLevel) {
+  EXPECT_STREQ(F32DwConvKernelForIsa("portable").isa, "portable");
+  const F32DwConvKernel& avx2 = F32DwConvKernelForIsa("avx2");
+  EXPECT_STREQ(avx2.isa, CpuHasAvx2() ? "avx2" : "portable");
+  const F32DwConvKernel& avx512 = F32DwConvKernelForIsa("avx512");
+  EXPECT_STREQ(avx512.isa, CpuHasAvx512() ? "avx512" : avx2.isa);
+}
+
 TEST(DwConvPhasePlanes, MatchesDirect) {
   std::mt19937 g(9);
   std::uniform_real_distribution<float> d(-1, 1);

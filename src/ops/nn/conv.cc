@@ -147,7 +147,8 @@ class ConvKernel final : public OpKernel {
   ConvEpilogue dw_epi_;                           // the depthwise stage's activation
 };
 
-ConvKernel::ConvKernel(const KernelInit& init) : dwconv_(kernels::DefaultF32DwConvKernel()) {
+ConvKernel::ConvKernel(const KernelInit& init)
+    : dwconv_(kernels::F32DwConvKernelForIsa(KernelIsaName(init))) {
   const Node& node = init.node;
   const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
   const int64_t group = node.GetInt("group", 1);

@@ -30,7 +30,9 @@ void* MapReadOnly(int fd, size_t n) {
 }  // namespace
 
 Expected<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO opens without waiting for a writer (it is refused below as not a regular
+  // file); reads of regular files are unaffected.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return NotFound("file not found: " + path);
     return IoError("cannot open " + path + ": " + Errno());

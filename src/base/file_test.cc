@@ -1,6 +1,7 @@
 #include "vtensor/base/file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <string>
@@ -45,6 +46,21 @@ TEST(MappedFile, MissingFileIsNotFound) {
   auto mf = MappedFile::Open("/nonexistent/dir/file.bin");
   ASSERT_FALSE(mf.ok());
   EXPECT_EQ(mf.status().code(), StatusCode::kNotFound);
+}
+
+// A named pipe is refused at once, not waited on for a writer; so is a directory.
+TEST(MappedFile, PipesAndDirectoriesAreNotRegularFiles) {
+  testing::ScopedTempDir dir("mapped_file");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string fifo = dir.path() + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& p : {fifo, dir.path()}) {
+    auto mf = MappedFile::Open(p);
+    ASSERT_FALSE(mf.ok()) << p;
+    EXPECT_EQ(mf.status().code(), StatusCode::kInvalidArgument) << p;
+    EXPECT_NE(mf.status().message().find("not a regular file: " + p), std::string::npos)
+        << mf.status().message();
+  }
 }
 
 }  // namespace

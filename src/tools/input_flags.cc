@@ -1,5 +1,7 @@
 #include "tools/input_flags.h"
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -234,6 +236,14 @@ Expected<std::vector<Value>> MakeInputs(const Session& s, const InputFlags& f) {
   };
   VT_RETURN_IF_ERROR(check_names("--input", files));
   VT_RETURN_IF_ERROR(check_names("--input-shape", shapes));
+  if (!f.data_dir.empty()) {
+    struct stat st {};
+    if (::stat(f.data_dir.c_str(), &st) != 0)
+      return NotFound("--data '" + f.data_dir + "': no such directory");
+    if (!S_ISDIR(st.st_mode))
+      return InvalidArgument("--data '" + f.data_dir +
+                             "': not a directory (a test data set directory holding input_N.pb)");
+  }
   std::vector<Value> out;
   const auto ins = s.inputs();
   for (size_t i = 0; i < ins.size(); ++i) {

@@ -1,5 +1,7 @@
 // Malformed models and data given to the `vtensor` binary: each must end in exit code 2 with a
 // message naming the cause, never a crash (signal) or a hang (timeout). "Must show".
+#include <sys/stat.h>
+
 #include <random>
 
 #include "cli_test_base.h"
@@ -129,7 +131,17 @@ TEST_F(BadInput, MissingInputFile) {
 TEST_F(BadInput, MissingDataDirectory) {
   WriteModel(AddModel());
   EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--data", Path("no-such-dir")}), 2,
-                   "input_0.pb");
+                   "--data '" + Path("no-such-dir") + "': no such directory");
+  EXPECT_EXIT_WITH(Vtensor({"bench", Path("model.onnx"), "--data", Path("model.onnx")}), 2,
+                   "': not a directory");
+}
+
+// A named pipe given as an input file is refused at once (not waited on for a writer).
+TEST_F(BadInput, PipeAsInputFileIsRefused) {
+  WriteModel(AddModel());
+  ASSERT_EQ(::mkfifo(Path("pipe.pb").c_str(), 0600), 0);
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--input", "x=" + Path("pipe.pb")}), 2,
+                   "not a regular file");
 }
 
 TEST_F(BadInput, CorruptInputFile) {

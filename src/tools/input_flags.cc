@@ -64,15 +64,25 @@ std::string ShapeHint(const GraphIO& io) {
   return "--input-shape " + io.name + "=" + (dims.empty() ? "D0xD1..." : dims);
 }
 
+// A tensor read from `path` for input `io`: an element type the model declares otherwise is the
+// file's error, named by the file (the run would name only the model and the input).
+Expected<Value> CheckedInput(const GraphIO& io, const std::string& path, Value v) {
+  const TypeInfo& t = io.spec.type();
+  if (t.kind == TypeInfo::Kind::kTensor && t.elem != DType::kUndefined && v.is_tensor() &&
+      v.tensor().dtype() != t.elem)
+    return InvalidArgument(path + ": holds " + DTypeName(v.tensor().dtype()) + " but input '" +
+                           io.name + "' is " + DTypeName(t.elem));
+  return v;
+}
+
 Expected<Value> LoadInputFile(const GraphIO& io, const std::string& path) {
   const bool npy = path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
-  if (!npy) return LoadValueFile(path, io.spec.type());
+  if (!npy) {
+    VT_ASSIGN_OR_RETURN(Value v, LoadValueFile(path, io.spec.type()));
+    return CheckedInput(io, path, std::move(v));
+  }
   VT_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
-  const DType want = io.spec.type().elem;
-  if (want != DType::kUndefined && t.dtype() != want)
-    return InvalidArgument(path + ": holds " + DTypeName(t.dtype()) + " but input '" + io.name +
-                           "' is " + DTypeName(want));
-  return Value(std::move(t));
+  return CheckedInput(io, path, Value(std::move(t)));
 }
 
 }  // namespace
@@ -255,6 +265,7 @@ Expected<std::vector<Value>> MakeInputs(const Session& s, const InputFlags& f) {
     }
     if (!f.data_dir.empty()) {
       VT_ASSIGN_OR_RETURN(Value v, LoadInput(s, f.data_dir, i));
+      VT_ASSIGN_OR_RETURN(v, CheckedInput(io, InputFilePath(f.data_dir, i), std::move(v)));
       out.push_back(std::move(v));
       continue;
     }

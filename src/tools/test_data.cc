@@ -22,9 +22,13 @@ bool Exists(const std::string& p) {
 }
 }  // namespace
 
+std::string InputFilePath(const std::string& dir, size_t i) {
+  return JoinPath(dir, "input_" + std::to_string(i) + ".pb");
+}
+
 Expected<Value> LoadInput(const Session& s, const std::string& dir, size_t i) {
   const GraphIO& io = *s.inputs()[i];
-  std::string p = JoinPath(dir, "input_" + std::to_string(i) + ".pb");
+  std::string p = InputFilePath(dir, i);
   if (!Exists(p)) return NotFound(p + ": missing input file for model input '" + io.name + "'");
   return LoadValueFile(p, io.spec.type());
 }

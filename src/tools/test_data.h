@@ -13,6 +13,8 @@ namespace vt {
 // Loads DIR/input_N.pb for every fed input. Errors: NotFound naming the missing file,
 // InvalidArgument for a malformed file.
 Expected<std::vector<Value>> LoadInputs(const Session& s, const std::string& dir);
+// The path of input I's file in a test data set directory: DIR/input_I.pb.
+std::string InputFilePath(const std::string& dir, size_t i);
 // DIR/input_I.pb for input I of s.inputs(). Errors: as LoadInputs.
 Expected<Value> LoadInput(const Session& s, const std::string& dir, size_t i);
 // DIR/output_N.pb for each output; nullopt where the file does not exist.

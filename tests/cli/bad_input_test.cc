@@ -104,9 +104,13 @@ TEST_F(BadInput, ModelWithoutGraph) {
 
 // --- Inputs that do not fit the model -------------------------------------------------------
 
+// The element type is checked as the file is read: the error names the file.
 TEST_F(BadInput, WrongInputDtype) {
   auto r = RunWithInput(Int64Tensor("x", {2, 3}, {1, 2, 3, 4, 5, 6}));
-  EXPECT_EXIT_WITH(r, 2, "dtype int64 does not match");
+  EXPECT_EXIT_WITH(r, 2, Path("data/input_0.pb") + ": holds int64 but input 'x' is float32");
+  EXPECT_EXIT_WITH(Vtensor({"bench", Path("model.onnx"), "--input",
+                            "x=" + Path("data/input_0.pb")}),
+                   2, Path("data/input_0.pb") + ": holds int64 but input 'x' is float32");
 }
 
 TEST_F(BadInput, WrongInputShape) {

@@ -155,10 +155,11 @@ class ConvTransposeKernel final : public OpKernel {
                 const std::vector<float>& bias_rows, const kernels::F32Col2Im& c2i, int64_t n,
                 int64_t g, float* y, int threads) const;
 
-  // The 2x2 stride-2 path (f32_conv_transpose_2x2.h) over W [C, M, 2, 2]; false when it does
-  // not apply. Writes all of Y (epilogue included).
-  bool Run2x2(const TransposeInputs& in, const float* x, const float* bias, float* y,
-              int threads) const;
+  // The 2x2 stride-2 path (f32_conv_transpose_2x2.h) over W [C, M, 2, 2]; `prepacked`: the
+  // call's W is the kernel's constant. False when it does not apply. Writes all of Y (epilogue
+  // included).
+  bool Run2x2(const TransposeInputs& in, bool prepacked, const float* x, const float* bias,
+              float* y, int threads) const;
 
   const kernels::F32GemmKernel& gemm_;
   Tensor w_const_;
@@ -221,11 +222,11 @@ void ConvTransposeKernel::RunGroup(const TransposeInputs& in, const float* x, co
   if (!c2i.assign) ApplyEpilogue(epi_, yg, Mg, g, out_sz, inner_out, 0, out0);
 }
 
-bool ConvTransposeKernel::Run2x2(const TransposeInputs& in, const float* x, const float* bias,
-                                 float* y, int threads) const {
+bool ConvTransposeKernel::Run2x2(const TransposeInputs& in, bool prepacked, const float* x,
+                                 const float* bias, float* y, int threads) const {
   const SpatialGeometry& geo = in.geo;
-  if (!w_2x2_.defined() || in.group != 1 || geo.rank() != 2 || !WritesEachOutputOnce(geo) ||
-      geo.kernel[0] != 2 || geo.kernel[1] != 2 || !IsSameConstant(in.W, w_const_))
+  if (!prepacked || !w_2x2_.defined() || in.group != 1 || geo.rank() != 2 ||
+      !WritesEachOutputOnce(geo) || geo.kernel[0] != 2 || geo.kernel[1] != 2)
     return false;
   const kernels::F32ConvTranspose2x2Geometry g{in.X.dim(1), geo.in[0], geo.in[1], in.W.dim(1)};
   constexpr int64_t kRowsPerBlock = 4;  // input rows per block of work
@@ -267,7 +268,7 @@ Status ConvTransposeKernel::Compute(KernelContext& ctx) const {
   float* py = yf.mutable_data<float>();
   const int64_t N = in.X.dim(0), M = in.W.dim(1) * in.group, kvol = in.geo.kernel_numel();
   const float* pb = b.defined() ? b.data<float>() : nullptr;
-  if (Run2x2(in, x.data<float>(), pb, py, ctx.threads())) {
+  if (Run2x2(in, prepacked, x.data<float>(), pb, py, ctx.threads())) {
     if (dt != DType::kFloat32) StoreF32As(yf, Y);
     return Status::Ok();
   }

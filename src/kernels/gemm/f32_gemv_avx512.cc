@@ -2,14 +2,20 @@
 // file alone is compiled with the AVX-512 flags and -ffp-contract=off; it is only called after
 // run-time CPU detection.
 //
-// kKn: B is walked row by row, four rows at a time, across a band of columns (4096 columns,
+// kKn: B is walked row by row, eight rows at a time, across a band of columns (4096 columns,
 // 16 KiB of each row, for one or two rows of A; 2048 for three or four; narrower for more
-// rows): each step reads whole cache lines of four rows in order, which the hardware
-// prefetcher follows, and a software prefetch fetches the next four rows' lines. The block and
-// group sums of f32_gemm_ukernel.h live in arrays on the stack (2 x rows x band floats, at most
-// 64 KiB), the running value in C. A band of 1024 columns (one 4 KiB page per row, sums in
-// L1) streamed B at 0.70-0.87x the packed panels' speed for 1-4 rows; 16 KiB per row reaches
-// the machine's read speed (docs/benchmarks.md, "Weights read in place by small-M GEMMs").
+// rows): each step reads one cache line of each of eight rows, which the hardware prefetcher
+// follows, and adds their products into the sums of the band with one load and one store per
+// row of A. The wide bands use no software prefetch: rows 16 KiB apart fall in the same L1
+// sets, and prefetching the next rows' lines there made the GEMVs of one to four rows
+// 6-22% slower than eight rows per step without it (docs/benchmarks.md, "Eight rows per
+// step"). The 256-column bands of five rows or more read 1 KiB of a row per visit; they keep
+// four rows per step and prefetch the next four rows' lines, without which they ran 1.4x
+// slower. The block and group sums of f32_gemm_ukernel.h live in arrays on the stack (2 x rows
+// x band floats, at most 64 KiB), the running value in C. A band of 1024 columns (one 4 KiB
+// page per row, sums in L1) streamed B at 0.70-0.87x the packed panels' speed for 1-4 rows;
+// 16 KiB per row comes within 1.2x of a plain read of the same bytes for one row of A
+// (docs/benchmarks.md, "Weights read in place by small-M GEMMs").
 // (Walking a 32-column strip down all K rows instead, as the GEMM microkernels do on panels,
 // touches a new page per row.)
 // kNk: each element is a dot product of a row of A and a row of B, both contiguous: MR x NC
@@ -27,6 +33,13 @@ namespace vt::kernels {
 namespace {
 
 constexpr size_t kS = kF32GemmSumBlock, kG = kF32GemmSumGroup;
+// kKn: rows of B read per step for MR rows of A, and whether each step prefetches the next
+// rows' lines (only the narrow bands of five rows or more; see the file comment).
+template <int MR>
+constexpr size_t kKnRows = MR <= 4 ? 8 : 4;
+template <int MR>
+constexpr bool kKnPrefetchNext = MR > 4;
+static_assert(kS % kKnRows<1> == 0 && kS % kKnRows<8> == 0, "a sum block is whole steps");
 // Bytes ahead of each B row stream that the kNk loop prefetches.
 constexpr size_t kStreamPrefetch = 2048;
 
@@ -44,34 +57,31 @@ __attribute__((always_inline)) inline void KnBlock(size_t len, size_t nb, const 
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i)
     for (size_t v = 0; v < vecs; ++v) _mm512_store_ps(dst[i] + 16 * v, _mm512_setzero_ps());
+  constexpr size_t kRows = kKnRows<MR>;
   size_t k = 0;
-  for (; k + 4 <= len; k += 4) {
-    const float* b0 = b + k * ldb;
-    const float* b1 = b0 + ldb;
-    const float* b2 = b1 + ldb;
-    const float* b3 = b2 + ldb;
-    const float* p = b3 + ldb;  // the next four rows (prefetches never fault)
-    float av[MR][4];
+  for (; k + kRows <= len; k += kRows) {
+    const float* br[kRows];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) br[r] = b + (k + r) * ldb;
+    float av[MR][kRows];
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) av[i][r] = a[static_cast<size_t>(i) * lda + k + static_cast<size_t>(r)];
+#pragma GCC unroll 8
+      for (size_t r = 0; r < kRows; ++r) av[i][r] = a[static_cast<size_t>(i) * lda + k + r];
     auto step = [&](size_t v, bool full) __attribute__((always_inline)) {
       const size_t o = 16 * v;
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r)
-        _mm_prefetch(reinterpret_cast<const char*>(p + static_cast<size_t>(r) * ldb + o), _MM_HINT_T0);
-      const __m512 x0 = full ? _mm512_loadu_ps(b0 + o) : _mm512_maskz_loadu_ps(tm, b0 + o);
-      const __m512 x1 = full ? _mm512_loadu_ps(b1 + o) : _mm512_maskz_loadu_ps(tm, b1 + o);
-      const __m512 x2 = full ? _mm512_loadu_ps(b2 + o) : _mm512_maskz_loadu_ps(tm, b2 + o);
-      const __m512 x3 = full ? _mm512_loadu_ps(b3 + o) : _mm512_maskz_loadu_ps(tm, b3 + o);
+      __m512 x[kRows];
+#pragma GCC unroll 8
+      for (size_t r = 0; r < kRows && kKnPrefetchNext<MR>; ++r)
+        _mm_prefetch(reinterpret_cast<const char*>(br[r] + kRows * ldb + o), _MM_HINT_T0);
+#pragma GCC unroll 8
+      for (size_t r = 0; r < kRows; ++r)
+        x[r] = full ? _mm512_loadu_ps(br[r] + o) : _mm512_maskz_loadu_ps(tm, br[r] + o);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) {
         __m512 d = _mm512_load_ps(dst[i] + o);
-        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][0]), x0, d);
-        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][1]), x1, d);
-        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][2]), x2, d);
-        d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][3]), x3, d);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r) d = _mm512_fmadd_ps(_mm512_set1_ps(av[i][r]), x[r], d);
         _mm512_store_ps(dst[i] + o, d);
       }
     };

@@ -50,9 +50,11 @@ class CMakeBuild(build_ext):
         dest = pathlib.Path(self.get_ext_fullpath(ext.name))
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, dest)
-        # The operator libraries plugin (ImageDecoder, RegexFullMatch), which the extension
-        # loads from its own directory on demand.
-        shutil.copyfile(built.parent / "libvtensor-oplibs.so", dest.parent / "libvtensor-oplibs.so")
+        # The plugins, which the extension loads from its own directory on demand: the
+        # operator libraries (ImageDecoder, RegexFullMatch) and ONNX's operator definitions
+        # (function bodies, shape inference, the checker).
+        for plugin in ("libvtensor-oplibs.so", "libvtensor-onnxdefs.so"):
+            shutil.copyfile(built.parent / plugin, dest.parent / plugin)
 
 
 setup(

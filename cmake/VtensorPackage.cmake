@@ -20,7 +20,7 @@ add_library(vtensor_shared SHARED ${VT_PACKAGE_OBJECTS})
 set_target_properties(vtensor_shared PROPERTIES
   OUTPUT_NAME vtensor VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${VT_LIB_DIR})
-target_link_libraries(vtensor_shared PRIVATE onnx onnx_proto protobuf::libprotobuf
+target_link_libraries(vtensor_shared PRIVATE onnx_proto protobuf::libprotobuf
                       ${CMAKE_DL_LIBS} ${XXHASH_LIBRARY}
                       OpenMP::OpenMP_CXX fmt::fmt)
 # -z nodelete: dlclose never unmaps it, so the thread that reads its code pages in the
@@ -75,6 +75,8 @@ install(TARGETS vtensor_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The operator libraries plugin (src/ops/common/op_libs.h) that both libraries load on demand:
 # ImageDecoder's format libraries and RE2 are its dependencies, not theirs.
 install(TARGETS vtensor_oplibs LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The ONNX operator definitions plugin (src/format/onnx_defs.h): libonnx is its dependency.
+install(TARGETS vtensor_onnxdefs LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${VT_STATIC_LIB} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
 set(VT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/vtensor)

@@ -1,13 +1,12 @@
 // Expands ops defined by an ONNX function body (OpSchema::GetFunction or a context-dependent
 // body built from the actual input types) into a subgraph, cached per input signature.
-#include <onnx/defs/function.h>
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <map>
 #include <mutex>
 
 #include "exec/graph_runner.h"
+#include "format/onnx_defs.h"
 #include "vtensor/graph/node_status.h"
 #include "vtensor/graph/onnx_import.h"
 
@@ -60,8 +59,8 @@ onnx::TypeProto TypeOfValue(const Value& v) {
 
 class FunctionKernel : public OpKernel {
  public:
-  FunctionKernel(const Node& node, const Model& model, const onnx::OpSchema* schema)
-      : node_(node), model_(model), schema_(schema) {}
+  FunctionKernel(const Node& node, const Model& model, const OnnxDefs& defs, const void* schema)
+      : node_(node), model_(model), defs_(defs), schema_(schema) {}
 
   Status Compute(KernelContext& ctx) const override {
     std::string key;
@@ -75,7 +74,7 @@ class FunctionKernel : public OpKernel {
       }
       types.push_back(TypeOfValue(*v));
       key += std::to_string(v->is_tensor() ? static_cast<int>(v->tensor().dtype()) : 100 + static_cast<int>(v->elem_type()));
-      if (schema_->HasContextDependentFunction() && v->is_tensor())
+      if (defs_.context_dependent(schema_) && v->is_tensor())
         key += "r" + std::to_string(v->tensor().rank());
       key += ";";
     }
@@ -113,33 +112,15 @@ class FunctionKernel : public OpKernel {
       np.add_input(ctx.input_value(i) ? "__vt_in" + std::to_string(i) : "");
     for (size_t i = 0; i < node_.outputs.size(); ++i) np.add_output("__vt_out" + std::to_string(i));
     for (const auto& [n, a] : node_.attrs) AttrToProto(a, np.add_attribute());
-    for (const auto& [n, sa] : schema_->attributes()) {
-      if (node_.attrs.count(n) || !sa.default_value.has_type() ) continue;
-      *np.add_attribute() = sa.default_value;
-      np.mutable_attribute(np.attribute_size() - 1)->set_name(n);
-    }
+    for (onnx::AttributeProto& a : defs_.attribute_defaults(schema_))
+      if (!node_.attrs.count(a.name())) *np.add_attribute() = std::move(a);
     onnx::FunctionProto fp;
-    const onnx::FunctionProto* body = nullptr;
-    if (schema_->HasFunction()) {
-      body = schema_->GetFunction();
-    } else {
-      onnx::FunctionBodyBuildContextImpl bctx(np, types);
-      bool ok = false;
-      try {
-        ok = schema_->BuildContextDependentFunction(bctx, fp);
-      } catch (const std::exception& e) {
-        return ctx.Error(std::string("cannot build function body: ") + e.what());
-      }
-      if (!ok) return ctx.Error("cannot build context-dependent function body");
-      body = &fp;
-    }
+    std::string error;
+    if (!defs_.function_body(schema_, np, types, &fp, &error)) return ctx.Error(error);
+    const onnx::FunctionProto* body = &fp;
     onnx::GraphProto gp;
     gp.set_name(node_.name + "/function");
-    try {
-      onnx::FunctionExpandHelper(np, *body, gp, node_.name + "/");
-    } catch (const std::exception& e) {
-      return ctx.Error(std::string("cannot expand function body: ") + e.what());
-    }
+    if (!defs_.expand_function(np, *body, node_.name + "/", &gp, &error)) return ctx.Error(error);
     // Attributes that referenced an optional parent attribute the node does not set.
     for (auto& n : *gp.mutable_node()) {
       google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;
@@ -175,7 +156,8 @@ class FunctionKernel : public OpKernel {
 
   Node node_;
   const Model& model_;
-  const onnx::OpSchema* schema_;
+  const OnnxDefs& defs_;
+  const void* schema_;
   mutable std::mutex mu_;
   mutable std::map<std::string, std::shared_ptr<Graph>> cache_;
 };
@@ -184,13 +166,12 @@ class FunctionKernel : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const Model& model) {
   const std::string op = (node.domain.empty() ? "" : node.domain + ".") + node.op_type;
-  const onnx::OpSchema* schema = nullptr;
-  try {
-    schema = onnx::OpSchemaRegistry::Schema(node.op_type, static_cast<int>(node.opset), node.domain);
-  } catch (...) {
-    schema = nullptr;
-  }
-  if (schema == nullptr || (!schema->HasFunction() && !schema->HasContextDependentFunction())) {
+  // The plugin is loaded only here, for an operator no kernel implements.
+  Expected<const OnnxDefs*> defs = LoadOnnxDefs("operator '" + op + "' (an ONNX function body)");
+  if (!defs.ok()) return AnnotateNode(defs.status(), node);
+  const void* schema =
+      (*defs)->find_function_schema(node.op_type, static_cast<int>(node.opset), node.domain);
+  if (schema == nullptr) {
     if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
         node.domain != "com.microsoft")
       return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
@@ -198,7 +179,7 @@ Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const
         Unimplemented("no kernel for op '" + op + "' at opset " + std::to_string(node.opset)),
         node);
   }
-  return std::unique_ptr<OpKernel>(new FunctionKernel(node, model, schema));
+  return std::unique_ptr<OpKernel>(new FunctionKernel(node, model, **defs, schema));
 }
 
 }  // namespace vt

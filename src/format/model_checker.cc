@@ -1,7 +1,5 @@
 #include "vtensor/format/model_checker.h"
 
-#include <onnx/checker.h>
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "format/onnx_defs.h"
 #include "vtensor/format/tensor_proto.h"
 #include "vtensor/format/payload_digest.h"
 #include "vtensor/format/struct_decoder.h"
@@ -47,29 +46,31 @@ class Checker {
   }
   static std::string Entry(int i) { return "compiled_tensors[" + std::to_string(i) + "]"; }
 
-  bool NewerThanChecker() const {
+  bool NewerThanChecker(const OnnxDefs& defs) const {
     if (m_.model->ir_version() > onnx::Version::IR_VERSION) return true;
-    const auto& ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    const std::map<std::string, int> last = defs.last_opsets();
     for (const auto& os : m_.model->opset_import()) {
       std::string d = os.domain() == "ai.onnx" ? "" : os.domain();
-      auto it = ranges.find(d);
-      if (it != ranges.end() && os.version() > it->second.second) return true;
+      auto it = last.find(d);
+      if (it != last.end() && os.version() > it->second) return true;
     }
     return false;
   }
 
   void CheckOnnx() {
-    try {
-      onnx::checker::check_model(*m_.model);
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      if (NewerThanChecker()) {
-        Add(Severity::kWarning, "onnx-newer", -1, "ir_version/opset_import",
-            "model is newer than the libonnx checker (IR " +
-                std::to_string(onnx::Version::IR_VERSION) + "); not rejected: " + msg);
-      } else {
-        Add(Severity::kError, "onnx", -1, "graph", msg);
-      }
+    Expected<const OnnxDefs*> defs = LoadOnnxDefs("the ONNX model checker");
+    if (!defs.ok()) {
+      Add(Severity::kError, "onnx", -1, "graph", defs.status().message());
+      return;
+    }
+    std::string msg;
+    if ((*defs)->check_model(*m_.model, &msg)) return;
+    if (NewerThanChecker(**defs)) {
+      Add(Severity::kWarning, "onnx-newer", -1, "ir_version/opset_import",
+          "model is newer than the libonnx checker (IR " +
+              std::to_string(onnx::Version::IR_VERSION) + "); not rejected: " + msg);
+    } else {
+      Add(Severity::kError, "onnx", -1, "graph", msg);
     }
   }
 

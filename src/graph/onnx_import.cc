@@ -3,11 +3,10 @@
 #include "vtensor/format/model_skeleton.h"
 #include "vtensor/format/tensor_proto.h"
 #include "vtensor/tensor/natural_alignment.h"
+#include "format/onnx_defs.h"
 
 #include <onnx/onnx_pb.h>
 #include <onnx/onnx-data.pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <onnx/defs/schema.h>
 
 #include <cstring>
 #include <limits>
@@ -364,19 +363,20 @@ Expected<Model> ImportModelImpl(const onnx::ModelProto& mp_in, const std::string
   VT_ASSIGN_OR_RETURN(m.graph, ImportGraph(mp->graph(), m, nullptr, ctx));
 
   if (opts.infer_shapes) {
-    // Best effort: ONNX shape inference fills value types; failures never reject a model.
-    try {
+    // Best effort: ONNX shape inference (format/onnx_defs.h) fills value types; failures,
+    // and a plugin that cannot be loaded, never reject a model.
+    Expected<const OnnxDefs*> defs = LoadOnnxDefs("shape inference");
+    if (defs.ok()) {
       onnx::ModelProto copy;
       copy.CopyFrom(*mp);
       for (auto& init : *copy.mutable_graph()->mutable_initializer()) {
         if (init.data_location() == onnx::TensorProto::EXTERNAL) init.clear_external_data();
       }
-      onnx::ShapeInferenceOptions so{false, 0, false};
-      onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), so);
-      for (const auto& vi : copy.graph().value_info())
-        if (!m.graph->values.count(vi.name()))
-          m.graph->values[vi.name()] = TensorSpec(TypeFromProto(vi.type()));
-    } catch (...) {
+      std::string error;
+      if ((*defs)->infer_shapes(&copy, &error))
+        for (const auto& vi : copy.graph().value_info())
+          if (!m.graph->values.count(vi.name()))
+            m.graph->values[vi.name()] = TensorSpec(TypeFromProto(vi.type()));
     }
   }
   return m;

@@ -40,8 +40,9 @@ struct OpLibs {
 // Raised whenever OpLibs or a type it hands over changes.
 inline constexpr int kOpLibsAbi = 1;
 // The plugin's file name, and its one exported function:
-//   extern "C" const OpLibs* vt_oplibs_table(int abi, size_t table_bytes)
-// which returns null unless abi == kOpLibsAbi and table_bytes == sizeof(OpLibs).
+//   extern "C" const void* vt_oplibs_table(int abi, size_t table_bytes)
+// which returns its OpLibs, or null unless abi == kOpLibsAbi and table_bytes == sizeof(OpLibs)
+// (base/plugin.h).
 inline constexpr char kOpLibsFile[] = "libvtensor-oplibs.so";
 inline constexpr char kOpLibsEntry[] = "vt_oplibs_table";
 

@@ -2,7 +2,7 @@
 #include "ops/common/op_libs.h"
 #include "ops/oplibs/oplibs_table.h"
 
-extern "C" __attribute__((visibility("default"))) const vt::ops::OpLibs* vt_oplibs_table(
+extern "C" __attribute__((visibility("default"))) const void* vt_oplibs_table(
     int abi, size_t table_bytes) {
   namespace image = vt::ops::image;
   namespace oplibs = vt::ops::oplibs;

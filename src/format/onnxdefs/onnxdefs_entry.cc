@@ -1,0 +1,109 @@
+// The ONNX operator definitions plugin (format/onnx_defs.h): libonnx's shape inference,
+// checker and operator schemas behind the plugin's table, its one exported symbol.
+#include <onnx/checker.h>
+#include <onnx/defs/function.h>
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <exception>
+
+#include "format/onnx_defs.h"
+
+namespace vt::onnxdefs {
+namespace {
+
+bool InferShapes(onnx::ModelProto* model, std::string* error) {
+  try {
+    onnx::ShapeInferenceOptions options{false, 0, false};
+    onnx::shape_inference::InferShapes(*model, onnx::OpSchemaRegistry::Instance(), options);
+    return true;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
+bool CheckModel(const onnx::ModelProto& model, std::string* error) {
+  try {
+    onnx::checker::check_model(model);
+    return true;
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+}
+
+std::map<std::string, int> LastOpsets() {
+  std::map<std::string, int> last;
+  for (const auto& [domain, range] : onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map())
+    last[domain] = range.second;
+  return last;
+}
+
+const void* FindFunctionSchema(const std::string& op_type, int opset, const std::string& domain) {
+  const onnx::OpSchema* schema = nullptr;
+  try {
+    schema = onnx::OpSchemaRegistry::Schema(op_type, opset, domain);
+  } catch (...) {
+    return nullptr;
+  }
+  if (schema == nullptr || (!schema->HasFunction() && !schema->HasContextDependentFunction()))
+    return nullptr;
+  return schema;
+}
+
+bool ContextDependent(const void* schema) {
+  return static_cast<const onnx::OpSchema*>(schema)->HasContextDependentFunction();
+}
+
+std::vector<onnx::AttributeProto> AttributeDefaults(const void* schema) {
+  std::vector<onnx::AttributeProto> out;
+  for (const auto& [name, attr] : static_cast<const onnx::OpSchema*>(schema)->attributes()) {
+    if (!attr.default_value.has_type()) continue;
+    out.push_back(attr.default_value);
+    out.back().set_name(name);
+  }
+  return out;
+}
+
+bool FunctionBody(const void* schema_ptr, const onnx::NodeProto& node,
+                  const std::vector<onnx::TypeProto>& input_types, onnx::FunctionProto* body,
+                  std::string* error) {
+  const auto* schema = static_cast<const onnx::OpSchema*>(schema_ptr);
+  if (schema->HasFunction()) {
+    *body = *schema->GetFunction();
+    return true;
+  }
+  onnx::FunctionBodyBuildContextImpl context(node, input_types);
+  try {
+    if (schema->BuildContextDependentFunction(context, *body)) return true;
+    *error = "cannot build context-dependent function body";
+  } catch (const std::exception& e) {
+    *error = std::string("cannot build function body: ") + e.what();
+  }
+  return false;
+}
+
+bool ExpandFunction(const onnx::NodeProto& node, const onnx::FunctionProto& body,
+                    const std::string& prefix, onnx::GraphProto* graph, std::string* error) {
+  try {
+    onnx::FunctionExpandHelper(node, body, *graph, prefix);
+    return true;
+  } catch (const std::exception& e) {
+    *error = std::string("cannot expand function body: ") + e.what();
+    return false;
+  }
+}
+
+}  // namespace
+}  // namespace vt::onnxdefs
+
+extern "C" __attribute__((visibility("default"))) const void* vt_onnxdefs_table(
+    int abi, size_t table_bytes) {
+  namespace d = vt::onnxdefs;
+  static const vt::OnnxDefs table{&d::InferShapes,       &d::CheckModel,
+                                  &d::LastOpsets,        &d::FindFunctionSchema,
+                                  &d::ContextDependent,  &d::AttributeDefaults, &d::FunctionBody,
+                                  &d::ExpandFunction};
+  return abi == vt::kOnnxDefsAbi && table_bytes == sizeof(vt::OnnxDefs) ? &table : nullptr;
+}

@@ -21,7 +21,7 @@ constexpr auto kRounded = F32GemmProducts::kRounded;
 const F32GemvKernel kKernels[] = {
     {"f32_gemv_kn_8x4096_avx512", F32GemvOrder::kKn, 8, "avx512", f32_gemv_kn_8x4096_avx512,
      Avx512Supported, kFused},
-    {"f32_gemv_kn_8x1024_avx2", F32GemvOrder::kKn, 8, "avx2", f32_gemv_kn_8x1024_avx2,
+    {"f32_gemv_kn_8x4096_avx2", F32GemvOrder::kKn, 8, "avx2", f32_gemv_kn_8x4096_avx2,
      Avx2Supported, kFused},
     {"f32_gemv_kn_8x256_portable", F32GemvOrder::kKn, 8, "portable", f32_gemv_kn_8x256_portable,
      Always, kRounded},

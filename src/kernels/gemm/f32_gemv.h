@@ -46,7 +46,7 @@ inline constexpr size_t kF32GemvLanes = 16;
 
 // Columns [n0, n1) of all `m` rows (1 <= m <= the row's max_m, n0 < n1 <= N); c points at
 // C(0, 0). K may be 0 (then only the epilogue is written). The kKn rows keep their block and
-// group sums on the calling thread's stack: at most 64 KiB (the AVX-512 row), 16 KiB (AVX2).
+// group sums on the calling thread's stack: at most 64 KiB.
 using F32GemvFn = void (*)(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,
                            const float* b, size_t ldb, float* c, size_t ldc,
                            const F32GemmEpilogue* ep);
@@ -88,7 +88,7 @@ void f32_gemv_kn_8x4096_avx512(size_t m, size_t n0, size_t n1, size_t k, const f
 void f32_gemv_nk_8x8_avx512(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,
                             const float* b, size_t ldb, float* c, size_t ldc,
                             const F32GemmEpilogue* ep);
-void f32_gemv_kn_8x1024_avx2(size_t m, size_t n0, size_t n1, size_t k, const float* a,
+void f32_gemv_kn_8x4096_avx2(size_t m, size_t n0, size_t n1, size_t k, const float* a,
                              size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
                              const F32GemmEpilogue* ep);
 void f32_gemv_nk_8x4_avx2(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda,

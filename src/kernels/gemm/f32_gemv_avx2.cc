@@ -1,6 +1,7 @@
 // AVX2 + FMA small-M rows reading B in place (contract and summation orders in f32_gemv.h),
-// built as the AVX-512 rows (f32_gemv_avx512.cc) with 8-lane vectors: kKn walks four rows of B
-// at a time across a band of columns; kNk keeps each of the 16 reduction lanes as two vectors
+// built as the AVX-512 rows (f32_gemv_avx512.cc) with 8-lane vectors: kKn walks eight rows of B
+// at a time (four, with the next rows prefetched, for five rows of A or more) across a band of
+// columns as wide as the AVX-512 row's; kNk keeps each of the 16 reduction lanes as two vectors
 // (lanes 0-7 and 8-15), so that the lane tree adds the same pairs as the AVX-512 row. This
 // file alone is compiled with -mavx2 -mfma -ffp-contract=off; it is only called after run-time
 // CPU detection.
@@ -18,6 +19,12 @@ namespace {
 
 constexpr size_t kS = kF32GemmSumBlock, kG = kF32GemmSumGroup;
 constexpr size_t kStreamPrefetch = 2048;
+// kKn: rows of B per step and the next rows' prefetch, as in the AVX-512 row.
+template <int MR>
+constexpr size_t kKnRows = MR <= 4 ? 8 : 4;
+template <int MR>
+constexpr bool kKnPrefetchNext = MR > 4;
+static_assert(kS % kKnRows<1> == 0 && kS % kKnRows<8> == 0, "a sum block is whole steps");
 
 // Lane mask for the first n (0..8) lanes.
 inline __m256i LaneMask(size_t n) {
@@ -35,35 +42,32 @@ __attribute__((always_inline)) inline void KnBlock(size_t len, size_t nb, const 
   const size_t vecs = nv + (tail != 0);
   for (int i = 0; i < MR; ++i)
     for (size_t v = 0; v < vecs; ++v) _mm256_store_ps(dst[i] + 8 * v, _mm256_setzero_ps());
+  constexpr size_t kRows = kKnRows<MR>;
   size_t k = 0;
-  for (; k + 4 <= len; k += 4) {
-    const float* b0 = b + k * ldb;
-    const float* b1 = b0 + ldb;
-    const float* b2 = b1 + ldb;
-    const float* b3 = b2 + ldb;
-    const float* p = b3 + ldb;
-    float av[MR][4];
+  for (; k + kRows <= len; k += kRows) {
+    const float* br[kRows];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kRows; ++r) br[r] = b + (k + r) * ldb;
+    float av[MR][kRows];
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 4
-      for (int r = 0; r < 4; ++r) av[i][r] = a[static_cast<size_t>(i) * lda + k + static_cast<size_t>(r)];
+#pragma GCC unroll 8
+      for (size_t r = 0; r < kRows; ++r) av[i][r] = a[static_cast<size_t>(i) * lda + k + r];
     auto step = [&](size_t v, bool full) __attribute__((always_inline)) {
       const size_t o = 8 * v;
-      if (v % 2 == 0)  // one prefetch per 64-byte line
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; ++r)
-          _mm_prefetch(reinterpret_cast<const char*>(p + static_cast<size_t>(r) * ldb + o), _MM_HINT_T0);
-      const __m256 x0 = full ? _mm256_loadu_ps(b0 + o) : _mm256_maskload_ps(b0 + o, tm);
-      const __m256 x1 = full ? _mm256_loadu_ps(b1 + o) : _mm256_maskload_ps(b1 + o, tm);
-      const __m256 x2 = full ? _mm256_loadu_ps(b2 + o) : _mm256_maskload_ps(b2 + o, tm);
-      const __m256 x3 = full ? _mm256_loadu_ps(b3 + o) : _mm256_maskload_ps(b3 + o, tm);
+      if (kKnPrefetchNext<MR> && v % 2 == 0)  // one prefetch per 64-byte line
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r)
+          _mm_prefetch(reinterpret_cast<const char*>(br[r] + kRows * ldb + o), _MM_HINT_T0);
+      __m256 x[kRows];
+#pragma GCC unroll 8
+      for (size_t r = 0; r < kRows; ++r)
+        x[r] = full ? _mm256_loadu_ps(br[r] + o) : _mm256_maskload_ps(br[r] + o, tm);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) {
         __m256 d = _mm256_load_ps(dst[i] + o);
-        d = _mm256_fmadd_ps(_mm256_set1_ps(av[i][0]), x0, d);
-        d = _mm256_fmadd_ps(_mm256_set1_ps(av[i][1]), x1, d);
-        d = _mm256_fmadd_ps(_mm256_set1_ps(av[i][2]), x2, d);
-        d = _mm256_fmadd_ps(_mm256_set1_ps(av[i][3]), x3, d);
+#pragma GCC unroll 8
+        for (size_t r = 0; r < kRows; ++r) d = _mm256_fmadd_ps(_mm256_set1_ps(av[i][r]), x[r], d);
         _mm256_store_ps(dst[i] + o, d);
       }
     };
@@ -222,14 +226,14 @@ void Nk(size_t m, size_t n0, size_t n1, size_t k, const float* a, size_t lda, co
 
 }  // namespace
 
-void f32_gemv_kn_8x1024_avx2(size_t m, size_t n0, size_t n1, size_t k, const float* a,
+void f32_gemv_kn_8x4096_avx2(size_t m, size_t n0, size_t n1, size_t k, const float* a,
                              size_t lda, const float* b, size_t ldb, float* c, size_t ldc,
                              const F32GemmEpilogue* ep) {
   switch (m) {
-    case 1: return Kn<1, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 2: return Kn<2, 1024>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 3: return Kn<3, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
-    case 4: return Kn<4, 512>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 1: return Kn<1, 4096>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 2: return Kn<2, 4096>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 3: return Kn<3, 2048>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
+    case 4: return Kn<4, 2048>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 5: return Kn<5, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 6: return Kn<6, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);
     case 7: return Kn<7, 256>(n0, n1, k, a, lda, b, ldb, c, ldc, *ep);

@@ -14,6 +14,8 @@
 #include "tools/npy.h"
 #include "tools/test_data.h"
 #include "vtensor/graph/onnx_import.h"
+#include "vtensor/graph/type_info.h"
+#include "vtensor/layout/layout.h"
 
 namespace vt::cli {
 
@@ -64,14 +66,24 @@ std::string ShapeHint(const GraphIO& io) {
   return "--input-shape " + io.name + "=" + (dims.empty() ? "D0xD1..." : dims);
 }
 
-// A tensor read from `path` for input `io`: an element type the model declares otherwise is the
-// file's error, named by the file (the run would name only the model and the input).
+// A tensor read from `path` for input `io`: an element type, rank or dimension the model
+// declares otherwise is the file's error, named by the file (the run would name only the model
+// and the input).
 Expected<Value> CheckedInput(const GraphIO& io, const std::string& path, Value v) {
   const TypeInfo& t = io.spec.type();
-  if (t.kind == TypeInfo::Kind::kTensor && t.elem != DType::kUndefined && v.is_tensor() &&
-      v.tensor().dtype() != t.elem)
-    return InvalidArgument(path + ": holds " + DTypeName(v.tensor().dtype()) + " but input '" +
-                           io.name + "' is " + DTypeName(t.elem));
+  if (t.kind != TypeInfo::Kind::kTensor || !v.is_tensor()) return v;
+  const Tensor& x = v.tensor();
+  if (t.elem != DType::kUndefined && x.dtype() != t.elem)
+    return InvalidArgument(path + ": holds " + DTypeName(x.dtype()) + " but input '" + io.name +
+                           "' is " + DTypeName(t.elem));
+  if (!t.shape) return v;
+  const SymShape& declared = *t.shape;
+  const std::string holds = path + ": holds shape " + ShapeToString(x.shape()) + " but input '" +
+                            io.name + "' is declared " + SymShapeToString(declared);
+  if (static_cast<int>(declared.size()) != x.rank()) return InvalidArgument(holds + " (rank)");
+  for (size_t d = 0; d < declared.size(); ++d)
+    if (declared[d].known() && declared[d].value != x.dim(static_cast<int>(d)))
+      return InvalidArgument(holds + " (dim " + std::to_string(d) + ")");
   return v;
 }
 

@@ -113,14 +113,18 @@ TEST_F(BadInput, WrongInputDtype) {
                    2, Path("data/input_0.pb") + ": holds int64 but input 'x' is float32");
 }
 
+// So are the rank and the declared dims.
 TEST_F(BadInput, WrongInputShape) {
   auto r = RunWithInput(FloatTensor("x", {3, 2}, {1, 2, 3, 4, 5, 6}));
-  EXPECT_EXIT_WITH(r, 2, "[3,2]");
+  EXPECT_EXIT_WITH(r, 2,
+                   Path("data/input_0.pb") + ": holds shape [3,2] but input 'x' is declared [2,3] (dim 0)");
 }
 
 TEST_F(BadInput, WrongInputRank) {
   auto r = RunWithInput(FloatTensor("x", {6}, {1, 2, 3, 4, 5, 6}));
-  EXPECT_EXIT_WITH(r, 2, "rank");
+  EXPECT_EXIT_WITH(r, 2, Path("data/input_0.pb") + ": holds shape [6] but input 'x' is declared [2,3] (rank)");
+  EXPECT_EXIT_WITH(Vtensor({"run", Path("model.onnx"), "--input", "x=" + Path("data/input_0.pb")}),
+                   2, Path("data/input_0.pb") + ": holds shape [6] but input 'x' is declared [2,3] (rank)");
 }
 
 TEST_F(BadInput, MissingInputFile) {

@@ -7,8 +7,10 @@
 # with scripts/compare_ort.sh (alternating fresh processes, medians; see docs/benchmarks.md).
 # Prints the table vtensor ms | ORT ms | ratio in wall-clock and thread CPU time.
 #
-# usage: scripts/bench_transformers.sh [--runs N] [--rounds R] [--build DIR] [--layers L] [CASE...]
+# usage: scripts/bench_transformers.sh [--runs N] [--rounds R] [--compiled] [--build DIR]
+#                                      [--layers L] [CASE...]
 #   --layers L   layers per model (default: the generator's, 2)
+#   --compiled   also compile each model and time its first result (compare_ort.sh --compiled)
 #   other options and CASEs as scripts/compare_ort.sh (CASE: bert, bert_ln17_tanh,
 #   llama_prefill, llama_decode; default all)
 # Models go to ${VTENSOR_MODEL_CACHE:-$HOME/.cache/vtensor/models}/transformers-L<layers>/ and
@@ -25,9 +27,10 @@ CASES=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs|--rounds) PASS+=("$1" "$2"); shift 2 ;;
+    --compiled) PASS+=("$1"); shift ;;
     --build) BUILD="$2"; shift 2 ;;
     --layers) LAYERS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "bench_transformers: unknown option $1" >&2; exit 2 ;;
     *) CASES+=("$1"); shift ;;
   esac

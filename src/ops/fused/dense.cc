@@ -53,10 +53,12 @@ class DenseKernel final : public OpKernel {
                                             p.bytes.keep_alive);
       k->isa_ = p.form.isa;
     } else {
-      // Any other form (a compact profile's int4 blocks): Dense keeps f32 panels of its own.
+      // Any other form (a compact profile's int4 blocks): Dense keeps f32 panels of its own,
+      // for the session's level.
+      const kernels::F32GemmKernel& gemm = F32GemmRowFor(init);
+      if (&gemm != &kernels::DefaultF32GemmKernel()) k->isa_ = init.weights().isa();
       const Tensor wc = w->Contiguous();
-      k->panels_ = kernels::MakeF32PanelsFromKn(kernels::DefaultF32GemmKernel().nr, K, N,
-                                                wc.data<float>(), N);
+      k->panels_ = kernels::MakeF32PanelsFromKn(gemm.nr, K, N, wc.data<float>(), N);
     }
     return std::unique_ptr<OpKernel>(std::move(k));
   }

@@ -19,6 +19,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "vtensor/forms/weight_provider.h"
 
 namespace vt::ops {
@@ -133,8 +134,9 @@ class MatMulKernel final : public OpKernel {
         return;
       }
     }
-    // Batched B: one panel set per matrix, packed here (not cached).
-    const kernels::F32GemmKernel& gemm = kernels::DefaultF32GemmKernel();
+    // Batched B: one panel set per matrix, packed here (not cached), for the session's level.
+    const kernels::F32GemmKernel& gemm = F32GemmRowFor(init);
+    if (&gemm != &kernels::DefaultF32GemmKernel()) isa_ = init.weights().isa();
     const Tensor bc = b->Contiguous();
     const int64_t mats = K * N == 0 ? 0 : b->numel() / static_cast<int64_t>(K * N);
     for (int64_t i = 0; i < mats; ++i)
@@ -225,7 +227,9 @@ class MatMulKernel final : public OpKernel {
   }
 
  private:
-  std::optional<IsaLevel> isa_;      // ISA of a resolver form (2-D B); else host dispatch
+  // ISA of the panels (a resolver form's, or the session's level below the default row's);
+  // else host dispatch.
+  std::optional<IsaLevel> isa_;
   const kernels::Q4GemmKernel* q4_kernel_ = nullptr;  // compact profile: int4 weights
   const kernels::F32GemvKernel* gemv_ = nullptr;      // 2-D B read in place (few rows)
   PackedWeight q4_;

@@ -26,6 +26,7 @@
 #include "kernels/conv/f32_conv_transpose_2x2.h"
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/common/constant_operand.h"
+#include "ops/common/row_kernels.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
 #include "ops/nn/conv_epilogue.h"
@@ -126,7 +127,7 @@ void FillWithBias(float* y, int64_t n, int64_t m, int64_t out_sz, const float* b
 
 class ConvTransposeKernel final : public OpKernel {
  public:
-  explicit ConvTransposeKernel(const KernelInit& init) : gemm_(kernels::DefaultF32GemmKernel()) {
+  explicit ConvTransposeKernel(const KernelInit& init) : gemm_(F32GemmRowFor(init)) {
     const Node& node = init.node;
     const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
     const int64_t group = node.GetInt("group", 1);

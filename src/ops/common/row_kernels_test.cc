@@ -1,0 +1,37 @@
+// The kernel rows an operator picks follow its session's ISA level (--arch), never above it.
+#include "ops/common/row_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "vtensor/graph/graph.h"
+
+namespace vt::ops {
+namespace {
+
+const kernels::F32GemmKernel& RowForLevel(IsaLevel level) {
+  static const Graph graph;
+  static const Node node;
+  WeightProvider provider(level, WeightProfile::kExact, nullptr);
+  const KernelInit init{node, graph, &provider};
+  return F32GemmRowFor(init);
+}
+
+TEST(RowKernelsTest, F32GemmRowFollowsTheSessionLevel) {
+  for (const IsaInfo& level : IsaLevels()) {
+    if (!IsaSupported(level.level)) continue;
+    const kernels::F32GemmKernel& row = RowForLevel(level.level);
+    EXPECT_TRUE(row.supported()) << row.name;
+    // The process's default row where the session runs at the host's level, else that level's
+    // first row.
+    if (level.level == HostIsa()) {
+      EXPECT_EQ(&row, &kernels::DefaultF32GemmKernel()) << row.name;
+    } else {
+      EXPECT_STREQ(row.isa, level.kernel_isa) << row.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vt::ops

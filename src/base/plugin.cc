@@ -1,6 +1,7 @@
 #include "vtensor/base/plugin.h"
 
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,14 +11,22 @@
 namespace vt {
 namespace {
 
+// The absolute directory of `path`, with a trailing '/', or "" when it has none or cannot be
+// resolved (a program started by a relative path is named relative to the working directory
+// of its start).
 std::string DirectoryOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  if (slash == std::string::npos) return "";
+  char* real = ::realpath(path.substr(0, slash + 1).c_str(), nullptr);
+  if (real == nullptr) return "";
+  std::string dir = real;
+  std::free(real);
+  return dir == "/" ? dir : dir + "/";
 }
 
-// Directories (with a trailing '/') of the file holding this code — a shared library, or the
-// program, which the loader names as it was started (possibly relative, or without a
-// directory when found on PATH) — and of the running program itself.
+// Directories of the file holding this code — a shared library, or the program, which the
+// loader names as it was started (possibly relative, or without a directory when found on
+// PATH) — and of the running program itself, each once.
 std::vector<std::string> OwnDirectories() {
   std::vector<std::string> dirs;
   Dl_info info{};

@@ -166,19 +166,18 @@ class FunctionKernel : public OpKernel {
 
 Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const Model& model) {
   const std::string op = (node.domain.empty() ? "" : node.domain + ".") + node.op_type;
-  // The plugin is loaded only here, for an operator no kernel implements.
-  Expected<const OnnxDefs*> defs = LoadOnnxDefs("operator '" + op + "' (an ONNX function body)");
-  if (!defs.ok()) return AnnotateNode(defs.status(), node);
+  if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
+      node.domain != "com.microsoft")
+    return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
+  std::string no_kernel =
+      "no kernel for op '" + op + "' at opset " + std::to_string(node.opset);
+  // The plugin is loaded only here, for an operator of an ONNX domain no kernel implements;
+  // without it the op stays unimplemented, and the message says why no body was looked for.
+  Expected<const OnnxDefs*> defs = LoadOnnxDefs(", and its ONNX function body, if any,");
+  if (!defs.ok()) return AnnotateNode(Unimplemented(no_kernel + defs.status().message()), node);
   const void* schema =
       (*defs)->find_function_schema(node.op_type, static_cast<int>(node.opset), node.domain);
-  if (schema == nullptr) {
-    if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
-        node.domain != "com.microsoft")
-      return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
-    return AnnotateNode(
-        Unimplemented("no kernel for op '" + op + "' at opset " + std::to_string(node.opset)),
-        node);
-  }
+  if (schema == nullptr) return AnnotateNode(Unimplemented(no_kernel), node);
   return std::unique_ptr<OpKernel>(new FunctionKernel(node, model, **defs, schema));
 }
 

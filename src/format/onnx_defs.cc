@@ -24,9 +24,11 @@ Expected<const OnnxDefs*> LoadOnnxDefsFrom(const std::vector<std::string>& paths
 }
 
 Expected<const OnnxDefs*> LoadOnnxDefs(const std::string& what) {
-  // Kept either way: a failed search is not repeated. The message names the first asker.
-  static const Expected<const OnnxDefs*> loaded = LoadOnnxDefsFrom(OnnxDefsCandidates(), what);
-  return loaded;
+  // Loaded once, failure included (a failed search is not repeated); the error names each
+  // caller in its own words.
+  static const Expected<const OnnxDefs*> loaded = LoadOnnxDefsFrom(OnnxDefsCandidates(), "");
+  if (loaded.ok()) return loaded;
+  return FailedPrecondition(what + loaded.status().message());
 }
 
 }  // namespace vt

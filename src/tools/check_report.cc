@@ -1,5 +1,6 @@
 #include "tools/check_report.h"
 
+#include "format/onnx_defs.h"
 #include "vtensor/format/model_checker.h"
 #include "vtensor/runtime/decoder_runner.h"
 
@@ -7,6 +8,9 @@ namespace vt {
 
 Expected<nlohmann::json> CheckModelReport(const std::string& model_path, bool decode) {
   VT_ASSIGN_OR_RETURN(CompiledModel m, ReadCompiledModel(model_path));
+  // Without ONNX's checker the check cannot be made: an error of the tool, not a finding
+  // about the model.
+  VT_RETURN_IF_ERROR(LoadOnnxDefs("vtensor check (ONNX's model checker)").status());
   CheckOptions opts;
   opts.decode = decode;
   opts.run_decoder = RunDecoderFunction;

@@ -1,5 +1,6 @@
 // Malformed models and data given to the `vtensor` binary: each must end in exit code 2 with a
 // message naming the cause, never a crash (signal) or a hang (timeout). "Must show".
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <random>
@@ -179,6 +180,20 @@ TEST_F(BadInput, UnknownOp) {
   onnx::ModelProto m = AddModel();
   m.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
   ExpectModelRejected(m, "NoSuchOp");
+}
+
+// Without the ONNX operator definitions plugin an unknown op is still unimplemented (the
+// summary lists it), and the message says why no function body was looked for.
+TEST_F(BadInput, UnknownOpWithoutTheOnnxDefsPlugin) {
+  onnx::ModelProto m = AddModel();
+  m.mutable_graph()->mutable_node(0)->set_op_type("NoSuchOp");
+  const std::string p = WriteModel(m);
+  ::setenv("VTENSOR_ONNXDEFS", "/nonexistent/libvtensor-onnxdefs.so", 1);
+  const auto r = Vtensor({"run", p});
+  ::unsetenv("VTENSOR_ONNXDEFS");
+  EXPECT_EXIT_WITH(r, 2, "no kernel for 1 operator (1 node): NoSuchOp opset");
+  EXPECT_EXIT_WITH(r, 2, "and its ONNX function body, if any, needs vtensor's ONNX operator "
+                         "definitions plugin (libvtensor-onnxdefs.so)");
 }
 
 TEST_F(BadInput, UnknownDomain) {

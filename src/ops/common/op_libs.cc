@@ -24,10 +24,11 @@ Expected<const OpLibs*> LoadOpLibsFrom(const std::vector<std::string>& paths,
 }
 
 Expected<const OpLibs*> LoadOpLibs(const std::string& what) {
-  // The outcome is kept either way: a failed search is not repeated for every node. The
-  // operator named in its message is the first one that asked.
-  static const Expected<const OpLibs*> loaded = LoadOpLibsFrom(OpLibsCandidates(), what);
-  return loaded;
+  // Loaded once, failure included (a failed search is not repeated for every node); the error
+  // names each operator that asks.
+  static const Expected<const OpLibs*> loaded = LoadOpLibsFrom(OpLibsCandidates(), "");
+  if (loaded.ok()) return loaded;
+  return FailedPrecondition(what + loaded.status().message());
 }
 
 }  // namespace vt::ops

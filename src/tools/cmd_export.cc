@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "format/onnx_defs.h"
 #include "tools/commands.h"
 #include "vtensor/base/file.h"
 #include "vtensor/export/irpa_writer.h"
@@ -100,6 +101,10 @@ int ExportCommand(const ExportArgs& a) {
     Status st = ParseInputValue(s, &so.input_values);
     if (!st.ok()) return Fail(st.message());
   }
+  // Shape inference at import is best effort: without the plugin that holds it, say so.
+  if (auto defs = LoadOnnxDefs("shape inference"); !defs.ok())
+    fmt::print(stderr, "note: values keep the types the model declares: {}\n",
+               defs.status().message());
   auto m = LoadModelForCompile(a.model);
   if (!m.ok()) return Fail(m.status().message());
   Status st = RunPasses(*m, a.target);

@@ -5,6 +5,7 @@
 // prints "pass NAME: N rewrites" per pass before the graph, so the fused nodes can be seen.
 #include <fmt/core.h>
 
+#include "format/onnx_defs.h"
 #include "tools/commands.h"
 #include "tools/json_types.h"
 #include "vtensor/passes/capture.h"
@@ -22,6 +23,11 @@ int PassesCommand(const PassesArgs& a) {
   }
   ImportOptions io;
   io.infer_shapes = !a.session;  // as Session::Load, which binds shapes at run time
+  // Shape inference at import is best effort: without the plugin that holds it, say so.
+  if (io.infer_shapes)
+    if (auto defs = LoadOnnxDefs("shape inference"); !defs.ok())
+      fmt::print(stderr, "note: values keep the types the model declares: {}\n",
+                 defs.status().message());
   auto m = a.session ? LoadModel(a.model, io) : LoadModelForCompile(a.model);
   if (!m.ok()) {
     fmt::print(stderr, "error: {}\n", m.status().message());

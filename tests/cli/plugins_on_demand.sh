@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The plugins are loaded on demand (base/plugin.h, docs/install.md): a run of a model whose
 # every operator has a kernel maps neither libvtensor-onnxdefs.so nor libonnx, while `vtensor
-# check`, which runs ONNX's checker, loads the ONNX operator definitions plugin and passes. The
+# check`, which runs ONNX's checker, loads the ONNX operator definitions plugin and passes;
+# without the plugin check exits 2 and passes notes the missing shape inference. The
 # dynamic loader's own trace (LD_DEBUG=files) says which files a process opened.
 #
 # usage: tests/cli/plugins_on_demand.sh BUILD_DIR     (ctest: cli_plugins_on_demand)
@@ -33,4 +34,9 @@ VTENSOR_ONNXDEFS=/nonexistent/libvtensor-onnxdefs.so "$BUILD/vtensor" check "$MO
 [[ $rc == 2 ]] || { cat "$WORK/missing.log"; die "check without the plugin exited $rc, not 2"; }
 grep -q "needs vtensor's ONNX operator definitions plugin (libvtensor-onnxdefs.so)" "$WORK/missing.log" ||
   { cat "$WORK/missing.log"; die "no clear error without the plugin"; }
+# passes infers shapes with it; without it, a note says the types are the model's own.
+VTENSOR_ONNXDEFS=/nonexistent/libvtensor-onnxdefs.so "$BUILD/vtensor" passes "$MODEL" \
+  >/dev/null 2>"$WORK/passes.log" || { cat "$WORK/passes.log"; die "passes failed without the plugin"; }
+grep -q "note: values keep the types the model declares: shape inference needs" "$WORK/passes.log" ||
+  { cat "$WORK/passes.log"; die "passes said nothing of the missing shape inference"; }
 echo "plugins_on_demand: ok"

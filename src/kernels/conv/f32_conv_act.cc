@@ -63,4 +63,9 @@ const F32ConvActKernel& DefaultF32ConvActKernel() {
   return k;
 }
 
+const F32ConvActKernel& F32ConvActKernelForIsa(std::string_view isa) {
+  return ChooseKernelRowForIsa(std::span<const F32ConvActKernel>(kKernels), isa,
+                               "VT_F32_CONV_ACT_KERNEL");
+}
+
 }  // namespace vt::kernels

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 namespace vt::kernels {
 
@@ -39,5 +40,9 @@ struct F32ConvActKernel {
 std::span<const F32ConvActKernel> F32ConvActKernels();
 // First supported row (VT_F32_CONV_ACT_KERNEL may name a row or an ISA), chosen once.
 const F32ConvActKernel& DefaultF32ConvActKernel();
+// The row of a session capped at ISA `isa` ("avx512", "avx2", "portable"):
+// DefaultF32ConvActKernel() when its ISA is at most `isa`, else the first supported row at most
+// `isa` (kernels/cpu/kernel_select.h ChooseKernelRowForIsa).
+const F32ConvActKernel& F32ConvActKernelForIsa(std::string_view isa);
 
 }  // namespace vt::kernels

@@ -3,14 +3,12 @@
 // capped at the session's ISA level (--arch) like every other kernel choice.
 #pragma once
 
-#include <cstring>
-
-#include "forms/kernel_rows.h"
 #include "kernels/activation/gelu_table.h"
+#include "kernels/conv/f32_conv_act.h"
+#include "kernels/cpu/kernel_select.h"
 #include "kernels/gemm/f32_gemm_table.h"
 #include "kernels/norm/layernorm_table.h"
 #include "vtensor/exec/kernel.h"
-#include "vtensor/forms/isa.h"
 #include "vtensor/forms/weight_provider.h"
 
 namespace vt::ops {
@@ -30,15 +28,15 @@ inline const kernels::GeluKernel& GeluRowFor(const KernelInit& init) {
 
 // The f32 GEMM row for an operator that packs its own A or B panels at preparation: the
 // process's default row (kernels::DefaultF32GemmKernel, which VT_F32_GEMM_KERNEL may choose)
-// when its level is at most the session's, else the first row of the session's level.
+// when its level is at most the session's, else the first supported row of the session's level.
 inline const kernels::F32GemmKernel& F32GemmRowFor(const KernelInit& init) {
-  const kernels::F32GemmKernel& fallback = kernels::DefaultF32GemmKernel();
-  const IsaLevel session = init.weights().isa();
-  for (const IsaInfo& level : IsaLevels())
-    if (std::strcmp(level.kernel_isa, fallback.isa) == 0 && level.level <= session)
-      return fallback;
-  const kernels::F32GemmKernel* first = FirstF32GemmRow(session);
-  return first != nullptr ? *first : kernels::PortableF32GemmKernel();
+  return kernels::ChooseKernelRowForIsa(kernels::F32GemmKernels(), KernelIsaName(init),
+                                        "VT_F32_GEMM_KERNEL");
+}
+
+// The fused activation row of Conv and ConvTranspose epilogues (ops/nn/conv_epilogue.h).
+inline kernels::F32ConvActFn F32ConvActRowFor(const KernelInit& init) {
+  return kernels::F32ConvActKernelForIsa(KernelIsaName(init)).fn;
 }
 
 }  // namespace vt::ops

@@ -18,6 +18,14 @@ const kernels::F32GemmKernel& RowForLevel(IsaLevel level) {
   return F32GemmRowFor(init);
 }
 
+kernels::F32ConvActFn ActRowForLevel(IsaLevel level) {
+  static const Graph graph;
+  static const Node node;
+  WeightProvider provider(level, WeightProfile::kExact, nullptr);
+  const KernelInit init{node, graph, &provider};
+  return F32ConvActRowFor(init);
+}
+
 TEST(RowKernelsTest, F32GemmRowFollowsTheSessionLevel) {
   for (const IsaInfo& level : IsaLevels()) {
     if (!IsaSupported(level.level)) continue;
@@ -31,6 +39,14 @@ TEST(RowKernelsTest, F32GemmRowFollowsTheSessionLevel) {
       EXPECT_STREQ(row.isa, level.kernel_isa) << row.name;
     }
   }
+}
+
+// The conv activation rows are AVX-512 and portable: an AVX2 or baseline session runs the
+// portable one.
+TEST(RowKernelsTest, ConvActivationRowFollowsTheSessionLevel) {
+  EXPECT_EQ(ActRowForLevel(HostIsa()), kernels::DefaultF32ConvActKernel().fn);
+  if (IsaSupported(IsaLevel::kAvx2)) EXPECT_EQ(ActRowForLevel(IsaLevel::kAvx2), &kernels::f32_conv_act_scalar);
+  EXPECT_EQ(ActRowForLevel(IsaLevel::kBaseline), &kernels::f32_conv_act_scalar);
 }
 
 }  // namespace

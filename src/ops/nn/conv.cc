@@ -339,6 +339,7 @@ Expected<std::unique_ptr<OpKernel>> MakeConv(const KernelInit& init) {
   // Channel count unknown (W computed at run time): Compute checks the scale/shift sizes.
   VT_ASSIGN_OR_RETURN(ConvEpilogue epi,
                       ParseConvEpilogue(node, w != nullptr && w->rank() >= 1 ? w->dim(0) : -1));
+  epi.act_fn = F32ConvActRowFor(init);
   auto k = std::make_unique<ConvKernel>(init);
   k->set_epilogue(std::move(epi));
   if (node.FindAttr(kConvDwStridesAttr) != nullptr) {
@@ -346,6 +347,7 @@ Expected<std::unique_ptr<OpKernel>> MakeConv(const KernelInit& init) {
     VT_ASSIGN_OR_RETURN(ConvEpilogue dw_epi,
                         ParseConvEpilogue(node, wd != nullptr && wd->rank() >= 1 ? wd->dim(0) : -1,
                                           kConvDwEpilogueAttrs));
+    dw_epi.act_fn = F32ConvActRowFor(init);
     k->set_depthwise_epilogue(std::move(dw_epi));
   }
   return std::unique_ptr<OpKernel>(std::move(k));

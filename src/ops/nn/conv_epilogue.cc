@@ -52,7 +52,8 @@ void ConvEpilogue::ApplyRow(float* y, size_t n, int64_t m) const {
       SigmoidRow<false>(y, n, s, t);
     return;
   }
-  static const kernels::F32ConvActFn fn = kernels::DefaultF32ConvActKernel().fn;
+  static const kernels::F32ConvActFn process_fn = kernels::DefaultF32ConvActKernel().fn;
+  const kernels::F32ConvActFn fn = act_fn != nullptr ? act_fn : process_fn;
   kernels::F32ConvActParams p;
   switch (act) {
     case Act::kClamp: p.act = kernels::F32ConvAct::kClamp; break;

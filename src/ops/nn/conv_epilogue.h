@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/conv/f32_conv_act.h"
 #include "vtensor/base/status.h"
 #include "vtensor/graph/graph.h"
 
@@ -23,6 +24,9 @@ struct ConvEpilogue {
   float p0 = 0.0f, p1 = 0.0f;  // clamp {min, max}; LeakyRelu {alpha}; HardSigmoid {alpha, beta}
   std::vector<float> scale;    // empty, 1 or M values
   std::vector<float> shift;    // empty, 1 or M values
+  // The activation row (kernels/conv/f32_conv_act.h) of the session's ISA level, set when the
+  // node is prepared (ops/common/row_kernels.h F32ConvActRowFor); null: the process's default.
+  kernels::F32ConvActFn act_fn = nullptr;
 
   bool empty() const { return act == Act::kNone && scale.empty() && shift.empty(); }
   // Only a min/max clamp (p0, p1): the producing kernel's own clamp does it.

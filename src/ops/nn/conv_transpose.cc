@@ -302,6 +302,7 @@ Expected<std::unique_ptr<OpKernel>> MakeConvTranspose(const KernelInit& init) {
   // Channel count unknown (W computed at run time): Compute checks the scale/shift sizes.
   const int64_t m = w != nullptr && w->rank() >= 2 && group > 0 ? w->dim(1) * group : -1;
   VT_ASSIGN_OR_RETURN(ConvEpilogue epi, ParseConvEpilogue(node, m));
+  epi.act_fn = F32ConvActRowFor(init);
   auto k = std::make_unique<ConvTransposeKernel>(init);
   k->set_epilogue(std::move(epi));
   return std::unique_ptr<OpKernel>(std::move(k));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/activation/gelu_table.h"
+#include "kernels/attention/attention_table.h"
 #include "kernels/conv/f32_conv_act.h"
 #include "kernels/cpu/kernel_select.h"
 #include "kernels/gemm/f32_gemm_table.h"
@@ -32,6 +33,11 @@ inline const kernels::GeluKernel& GeluRowFor(const KernelInit& init) {
 inline const kernels::F32GemmKernel& F32GemmRowFor(const KernelInit& init) {
   return kernels::ChooseKernelRowForIsa(kernels::F32GemmKernels(), KernelIsaName(init),
                                         "VT_F32_GEMM_KERNEL");
+}
+
+// The attention kernel row (kernels/attention/attention_table.h) of every attention operator.
+inline const kernels::AttentionKernel& AttentionRowFor(const KernelInit& init) {
+  return kernels::AttentionKernelForIsa(KernelIsaName(init));
 }
 
 // The fused activation row of Conv and ConvTranspose epilogues (ops/nn/conv_epilogue.h).

@@ -41,6 +41,18 @@ TEST(RowKernelsTest, F32GemmRowFollowsTheSessionLevel) {
   }
 }
 
+TEST(RowKernelsTest, AttentionRowIsAtMostTheSessionLevel) {
+  static const Graph graph;
+  static const Node node;
+  for (const IsaInfo& level : IsaLevels()) {
+    if (!IsaSupported(level.level)) continue;
+    WeightProvider provider(level.level, WeightProfile::kExact, nullptr);
+    const kernels::AttentionKernel& row = AttentionRowFor(KernelInit{node, graph, &provider});
+    EXPECT_LE(kernels::KernelIsaLevel(row.isa), kernels::KernelIsaLevel(level.kernel_isa))
+        << row.name << " in a session at " << level.architecture;
+  }
+}
+
 // The conv activation rows are AVX-512 and portable: an AVX2 or baseline session runs the
 // portable one.
 TEST(RowKernelsTest, ConvActivationRowFollowsTheSessionLevel) {

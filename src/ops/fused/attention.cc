@@ -19,6 +19,7 @@
 
 #include "kernels/attention/attention_table.h"
 #include "kernels/cpu/flush_denormals.h"
+#include "ops/common/row_kernels.h"
 #include "vtensor/exec/kernel.h"
 #include "vtensor/graph/fused_ops.h"
 
@@ -56,7 +57,7 @@ Expected<Operand> View(const KernelContext& ctx, const Tensor& t0, int64_t heads
   return o;
 }
 
-Status AttentionCompute(KernelContext& ctx) {
+Status AttentionCompute(KernelContext& ctx, const kernels::AttentionKernel& kern) {
   const Node& node = ctx.node();
   const int64_t n_attr = node.GetInt("num_heads", 0), kv_attr = node.GetInt("kv_num_heads", 0);
   VT_ASSIGN_OR_RETURN(Tensor tq, ctx.RequireTensor(0));
@@ -103,7 +104,6 @@ Status AttentionCompute(KernelContext& ctx) {
     std::fill(py, py + y.numel(), 0.0f);
     return Status::Ok();
   }
-  const kernels::AttentionKernel& kern = kernels::DefaultAttentionKernel();
   const float scale = node.GetFloat("scale", 1.0f);
   const int64_t calls = B * k.heads;
   const size_t scratch_floats =
@@ -144,7 +144,21 @@ Status AttentionCompute(KernelContext& ctx) {
   return Status::Ok();
 }
 
-VT_REGISTER_OP("ai.vtensor", "Attention", 1, kMaxOpset, AttentionCompute);
+// The kernel row is the session's ISA level's, chosen when the node is prepared.
+class FusedAttentionKernel final : public OpKernel {
+ public:
+  explicit FusedAttentionKernel(const KernelInit& init) : kern_(AttentionRowFor(init)) {}
+  Status Compute(KernelContext& ctx) const override { return AttentionCompute(ctx, kern_); }
+
+ private:
+  const kernels::AttentionKernel& kern_;
+};
+
+Expected<std::unique_ptr<OpKernel>> MakeFusedAttention(const KernelInit& init) {
+  return std::unique_ptr<OpKernel>(new FusedAttentionKernel(init));
+}
+
+VT_REGISTER_OP("ai.vtensor", "Attention", 1, kMaxOpset, KernelFactory(MakeFusedAttention));
 
 }  // namespace
 }  // namespace vt::ops

@@ -13,13 +13,6 @@ const Tensor* OptionalInput(const KernelContext& ctx, size_t i) {
   return v != nullptr && v->is_tensor() ? &v->tensor() : nullptr;
 }
 
-const kernels::AttentionKernel& AttentionKernelFor(const KernelInit& init) {
-  const IsaLevel isa = init.weights().isa();
-  return kernels::AttentionKernelForIsa(isa == IsaLevel::kAvx512 ? "avx512"
-                                        : isa == IsaLevel::kAvx2 ? "avx2"
-                                                                  : "portable");
-}
-
 Status AttentionBiasTerm(const KernelContext& ctx, const Tensor& bias, const std::string& input,
                          int64_t batch, int64_t heads, int64_t q_len, int64_t total, Tensor* f32,
                          ScoreTerm* term) {

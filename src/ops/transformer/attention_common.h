@@ -15,8 +15,6 @@ namespace vt::ops {
 // Input i when given (non-empty name and a tensor), else null.
 const Tensor* OptionalInput(const KernelContext& ctx, size_t i);
 
-// The attention kernel row for the session's ISA level (KernelInit::weights().isa()).
-const kernels::AttentionKernel& AttentionKernelFor(const KernelInit& init);
 
 // A (B | 1, N | 1, S, T) attention_bias as a score term over (batch, query head, row, key);
 // `f32` keeps the converted tensor alive. Errors name the input.

@@ -27,6 +27,7 @@
 
 #include "kernels/gemm/f32_gemm.h"
 #include "ops/common/f32_compute.h"
+#include "ops/common/row_kernels.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/mha_core.h"
 #include "vtensor/exec/kernel_description.h"
@@ -166,7 +167,7 @@ Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
     return AnnotateNode(Unimplemented(
         "attribute do_rotary = 1 is not supported: the operator text does not define the "
         "rotation; apply RotaryEmbedding to Q and K before MultiHeadAttention instead"), node);
-  return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionKernelFor(init)));
+  return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionRowFor(init)));
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "ops/common/f32_compute.h"
+#include "ops/common/row_kernels.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/kv_cache.h"
 #include "ops/transformer/rotary.h"
@@ -316,7 +317,7 @@ Expected<std::unique_ptr<OpKernel>> MakeOnnxAttention(const KernelInit& init) {
   const int64_t sp = node.GetInt("softmax_precision", 1);
   if (sp != 1 && sp != 10 && sp != 11 && sp != 16)
     return bad("attribute softmax_precision must be 1, 10, 11 or 16");
-  return std::unique_ptr<OpKernel>(new OnnxAttentionKernel(a, AttentionKernelFor(init)));
+  return std::unique_ptr<OpKernel>(new OnnxAttentionKernel(a, AttentionRowFor(init)));
 }
 
 }  // namespace

@@ -40,6 +40,7 @@
 
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/kv_cache.h"
 #include "ops/transformer/rotary.h"
@@ -496,7 +497,7 @@ class GqaKernel final : public OpKernel, public KernelDescription {
 
 Expected<std::unique_ptr<OpKernel>> MakeGqa(const KernelInit& init) {
   VT_ASSIGN_OR_RETURN(GqaAttrs a, ReadAttrs(init.node));
-  return std::unique_ptr<OpKernel>(new GqaKernel(a, AttentionKernelFor(init)));
+  return std::unique_ptr<OpKernel>(new GqaKernel(a, AttentionRowFor(init)));
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ops/common/f32_compute.h"
+#include "ops/common/row_kernels.h"
 #include "ops/transformer/attention_common.h"
 #include "ops/transformer/mha_core.h"
 #include "vtensor/exec/kernel_description.h"
@@ -221,7 +222,7 @@ Expected<std::unique_ptr<OpKernel>> MakeMha(const KernelInit& init) {
   a.scale = node.GetFloat("scale", 0.0f);
   a.mask_filter = node.GetFloat("mask_filter_value", -10000.0f);
   a.unidirectional = node.GetInt("unidirectional", 0) != 0;
-  return std::unique_ptr<OpKernel>(new MhaKernel(a, AttentionKernelFor(init)));
+  return std::unique_ptr<OpKernel>(new MhaKernel(a, AttentionRowFor(init)));
 }
 
 }  // namespace

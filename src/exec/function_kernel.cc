@@ -169,8 +169,7 @@ Expected<std::unique_ptr<OpKernel>> CreateFunctionKernel(const Node& node, const
   if (!node.domain.empty() && node.domain != "ai.onnx.ml" && node.domain != "ai.onnx.preview.training" &&
       node.domain != "com.microsoft")
     return AnnotateNode(Unimplemented("unknown domain '" + node.domain + "'"), node);
-  std::string no_kernel =
-      "no kernel for op '" + op + "' at opset " + std::to_string(node.opset);
+  const std::string no_kernel = "no kernel for op '" + op + "' at opset " + std::to_string(node.opset);
   // The plugin is loaded only here, for an operator of an ONNX domain no kernel implements;
   // without it the op stays unimplemented, and the message says why no body was looked for.
   Expected<const OnnxDefs*> defs = LoadOnnxDefs(", and its ONNX function body, if any,");

@@ -39,4 +39,24 @@ std::vector<std::string> PluginCandidates(const PluginSpec& spec);
 Expected<const void*> LoadPluginFrom(const PluginSpec& spec, const std::vector<std::string>& paths,
                                      const std::string& what);
 
+// LoadPluginFrom's table as the plugin's table type.
+template <typename Table>
+Expected<const Table*> LoadPluginTableFrom(const PluginSpec& spec,
+                                           const std::vector<std::string>& paths,
+                                           const std::string& what) {
+  VT_ASSIGN_OR_RETURN(const void* table, LoadPluginFrom(spec, paths, what));
+  return static_cast<const Table*>(table);
+}
+
+// The table of `spec`'s plugin from PluginCandidates(spec), searched for by the first call
+// (thread-safe) and kept, a failure included: later calls never search again. The error names
+// each call's own `what` (the failure is kept as LoadPluginFrom words it for an empty `what`,
+// " needs ..."). One plugin per table type.
+template <typename Table>
+Expected<const Table*> LoadPluginOnce(const PluginSpec& spec, const std::string& what) {
+  static const Expected<const void*> loaded = LoadPluginFrom(spec, PluginCandidates(spec), "");
+  if (!loaded.ok()) return FailedPrecondition(what + loaded.status().message());
+  return static_cast<const Table*>(*loaded);
+}
+
 }  // namespace vt

@@ -19,16 +19,11 @@ std::vector<std::string> OpLibsCandidates() { return PluginCandidates(Spec()); }
 
 Expected<const OpLibs*> LoadOpLibsFrom(const std::vector<std::string>& paths,
                                        const std::string& what) {
-  VT_ASSIGN_OR_RETURN(const void* table, LoadPluginFrom(Spec(), paths, what));
-  return static_cast<const OpLibs*>(table);
+  return LoadPluginTableFrom<OpLibs>(Spec(), paths, what);
 }
 
 Expected<const OpLibs*> LoadOpLibs(const std::string& what) {
-  // Loaded once, failure included (a failed search is not repeated for every node); the error
-  // names each operator that asks.
-  static const Expected<const OpLibs*> loaded = LoadOpLibsFrom(OpLibsCandidates(), "");
-  if (loaded.ok()) return loaded;
-  return FailedPrecondition(what + loaded.status().message());
+  return LoadPluginOnce<OpLibs>(Spec(), what);
 }
 
 }  // namespace vt::ops

@@ -43,6 +43,13 @@ std::vector<Geometry> Geometries() {
         p.OW = (p.W + 2 * p.PW - ((p.KW - 1) * p.DW + 1)) / p.SW + 1;
         gs.push_back(p);
       }
+  // Rows wider than a vector, stride 2 with 3x3 taps: both column phases, odd and even pads.
+  for (int64_t P : {0, 1, 2}) {
+    Geometry p{4, 11, 37, 3, 3, 2, 2, 1, 1, P, P, 0, 0};
+    p.OH = (p.H + 2 * p.PH - p.KH) / p.SH + 1;
+    p.OW = (p.W + 2 * p.PW - p.KW) / p.SW + 1;
+    gs.push_back(p);
+  }
   return gs;
 }
 
@@ -59,6 +66,8 @@ TEST(F32ConvPack, PhasePlanesMatchIm2col) {
     std::vector<float> planes(F32ConvPhasePlanesFloats(p.C, p.SH, p.SW, g.Hq, g.Wq), -9.0f);
     BuildF32ConvPhasePlanes(x.data(), p.C, p.H, p.W, p.PH, p.PW, g, planes.data());
     g.planes = planes.data();
+    // Every float of the buffer is written, junk columns and unread phases included.
+    for (size_t i = 0; i < planes.size(); ++i) ASSERT_NE(planes[i], -9.0f) << "unwritten float " << i;
     const size_t K = static_cast<size_t>(p.C * p.KH * p.KW);
     const size_t Nw = static_cast<size_t>(p.OH * g.Wq), N = static_cast<size_t>(p.OH * p.OW);
     // Packed block: rows [1, K-1), wide columns [2, Nw).

@@ -122,6 +122,7 @@ void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, in
   // Rows asked for ahead of the one copied: at least kPrefetchBytes further on.
   const int64_t row_bytes = std::max<int64_t>(W, 1) * static_cast<int64_t>(sizeof(float));
   const int64_t ahead = (kPrefetchBytes + row_bytes - 1) / row_bytes;
+  const int64_t last_row = std::min(H, g.Hq * g.SH - PH);  // past the last input row read
   for (int64_t c = 0; c < C; ++c) {
     const float* xc = x + c * H * W;
     float* dc = dst + c * g.SH * g.SW * plane;
@@ -137,7 +138,7 @@ void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, in
           continue;
         }
         const float* xr = xc + ih * W;  // plane column qw of phase pw: xr[qw * SW + pw - PW]
-        if (ih + ahead < H) PrefetchRow(xr + ahead * W, W);
+        if (ih + ahead < last_row) PrefetchRow(xr + ahead * W, W);
         if (g.SW == 2 && all_w) {
           DeinterleaveRowPair(xr, PW, lo[0], hi[0], lo[1], hi[1], g.Wq, rows0, rows0 + plane);
           continue;
@@ -162,6 +163,14 @@ void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, in
   const size_t total = F32ConvPhasePlanesFloats(C, g.SH, g.SW, g.Hq, g.Wq);
   const size_t body = static_cast<size_t>(C * g.SH * g.SW * plane);
   std::memset(dst + body, 0, (total - body) * sizeof(float));
+}
+
+void PrefetchF32ConvPhasePlanesInput(const float* x, int64_t H, int64_t W, int64_t PH,
+                                     const F32ConvPhasePlanes& g, int64_t bytes) {
+  const int64_t r0 = std::clamp<int64_t>(-PH, 0, H);
+  const int64_t r1 = std::clamp<int64_t>(g.Hq * g.SH - PH, r0, H);
+  const int64_t n = std::min((r1 - r0) * W, bytes / static_cast<int64_t>(sizeof(float)));
+  if (n > 0) PrefetchRow(x + r0 * W, n);
 }
 
 size_t F32ConvPhasePlanesChannelStride(const F32ConvPhasePlanes& g) {

@@ -35,6 +35,13 @@ size_t F32ConvPhasePlanesFloats(int64_t C, int64_t SH, int64_t SW, int64_t Hq, i
 void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, int64_t PH,
                              int64_t PW, const F32ConvPhasePlanes& geo, float* dst);
 
+// Asks the caches for the first `bytes` of the input rows that BuildF32ConvPhasePlanes(x, 1, H,
+// W, PH, PW, geo, ...) reads (one channel): a caller that builds channel after channel calls
+// it for the next channel before building this one. The builder itself runs ahead only within
+// its own rows.
+void PrefetchF32ConvPhasePlanesInput(const float* x, int64_t H, int64_t W, int64_t PH,
+                                     const F32ConvPhasePlanes& geo, int64_t bytes = 4096);
+
 // Tap-major access without packing: with GEMM rows ordered k = tap * C + c (tap = r * KW + s),
 // the rows of one tap are C runs at a fixed stride, i.e. a row-major [C, wide grid] matrix.
 // F32GemmGroupRowsFn-compatible (`ctx` is a const F32ConvPhasePlanes*): channel 0's run of

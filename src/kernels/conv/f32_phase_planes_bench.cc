@@ -1,10 +1,12 @@
 // Phase-plane building (kernels/conv/f32_conv_pack.h) as the depthwise path runs it: band by
-// band of output rows, channel by channel (C = 1 per call, as ops/nn/conv_dw_pw.cc), over an
-// input already in the caches, against a memcpy of the same rows of each band into one buffer
-// in the same run (the floor). Shapes are PP-OCRv4 det's depthwise layers. Input GB/s, best of
+// band of output rows, channel by channel (C = 1 per call, the next channel's rows prefetched,
+// as ops/nn/conv_dw_pw.cc), against a memcpy of the same rows of each band into one buffer in
+// the same run (the floor). Shapes are PP-OCRv4 det's depthwise layers. Input GB/s, best of
 // --reps (thread CPU time, the two alternating), and the ratio of their times, build / copy.
+// The input is in the caches, or with --cold evicted before each timing (64 MiB written), as
+// when the layer before wrote more than the caches hold.
 //
-// usage: vt_f32_phase_planes_bench [--reps R]
+// usage: vt_f32_phase_planes_bench [--reps R] [--cold]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,8 @@ double BuildAll(const Shape& s, const float* x, std::vector<float>& planes) {
     g.Hq = std::min(rows, OH - oh0) + (s.K - 1) / s.S;
     planes.resize(F32ConvPhasePlanesFloats(1, s.S, s.S, g.Hq, g.Wq));
     for (int64_t c = 0; c < s.C; ++c) {
+      if (c + 1 < s.C)
+        PrefetchF32ConvPhasePlanesInput(x + (c + 1) * s.H * s.H, s.H, s.H, s.P() - oh0 * s.S, g);
       BuildF32ConvPhasePlanes(x + c * s.H * s.H, 1, s.H, s.H, s.P() - oh0 * s.S, s.P(), g,
                               planes.data());
       sink += planes[planes.size() / 2];
@@ -76,8 +80,16 @@ double CopyAll(const Shape& s, const float* x, std::vector<float>& buf) {
 
 int main(int argc, char** argv) {
   int reps = 10;
-  for (int i = 1; i + 1 < argc; i += 2)
-    if (std::strcmp(argv[i], "--reps") == 0) reps = std::max(1, std::atoi(argv[i + 1]));
+  bool cold = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    if (std::strcmp(argv[i], "--cold") == 0) cold = true;
+  }
+  std::vector<char> evict(cold ? size_t{64} << 20 : 0);
+  const auto flush = [&] {
+    for (size_t i = 0; i < evict.size(); i += 64) evict[i] = static_cast<char>(evict[i] + 1);
+  };
   const Shape shapes[] = {{16, 320, 3, 1}, {32, 320, 3, 2}, {48, 160, 3, 1}, {48, 160, 3, 2},
                           {96, 80, 3, 1},  {96, 80, 3, 2},  {192, 40, 5, 1}, {192, 40, 5, 2},
                           {384, 20, 5, 1}};
@@ -88,7 +100,9 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97) * 0.01f;
     double build = 1e30, copy = 1e30;
     for (int r = 0; r < reps; ++r) {
+      flush();
       build = std::min(build, BuildAll(s, x.data(), planes));
+      flush();
       copy = std::min(copy, CopyAll(s, x.data(), buf));
     }
     const double gb = static_cast<double>(n * sizeof(float)) * 1e-9;

@@ -38,6 +38,8 @@ void RunDepthwiseConv(const ConvCall& c) {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < total; ++i) {
       const int64_t ch = i % c.C;
+      if (i + 1 < total)
+        kernels::PrefetchF32ConvPhasePlanesInput(c.x + (i + 1) * in_sz, v.H, v.W, v.PH, pl);
       kernels::BuildF32ConvPhasePlanes(c.x + i * in_sz, 1, v.H, v.W, v.PH, v.PW, pl,
                                        sc.planes.data());
       float* yc = c.y + i * out_sz;

@@ -49,8 +49,10 @@ void DepthwiseBand(const DepthwiseStage& d, const Conv2dView& v, int64_t C, int6
   const bool post = !d.epi->empty() && !d.epi->ClampOnly();
   for (int64_t ch = 0; ch < C; ++ch) {
     // The band is an image whose first row is input row oh0 * SH - PH.
-    kernels::BuildF32ConvPhasePlanes(d.x + (n * C + ch) * in_sz, 1, v.H, v.W, v.PH - oh0 * pl.SH,
-                                     v.PW, pl, sc.planes.data());
+    const float* xc = d.x + (n * C + ch) * in_sz;
+    const int64_t ph = v.PH - oh0 * pl.SH;
+    if (ch + 1 < C) kernels::PrefetchF32ConvPhasePlanesInput(xc + in_sz, v.H, v.W, ph, pl);
+    kernels::BuildF32ConvPhasePlanes(xc, 1, v.H, v.W, ph, v.PW, pl, sc.planes.data());
     p.w = d.w + ch * taps;
     p.bias = d.bias != nullptr ? d.bias[ch] : 0.0f;
     float* yc = band + ch * rows * v.OW;

@@ -73,18 +73,21 @@ const F32GemmKernel& F32GemmKernelForM(size_t m) {
   return F32GemmRowForM(def, m);
 }
 
-const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n) {
-  const F32GemmKernel& by_m = F32GemmKernelForM(m);
-  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
-    return by_m;
-  const F32GemmKernel& def = DefaultF32GemmKernel();
+const F32GemmKernel& F32GemmRowForUnpackedB(const F32GemmKernel& base, size_t m, size_t n) {
+  const F32GemmKernel& by_m = F32GemmRowForM(base, m);
   const F32GemmKernel* wide = nullptr;
   for (const auto& k : kKernels)
-    if (std::string_view(k.isa) == def.isa && k.supported() && k.mr >= 4 &&
+    if (std::string_view(k.isa) == base.isa && k.supported() && k.mr >= 4 &&
         (wide == nullptr || k.nr > wide->nr))
       wide = &k;
   if (wide == nullptr || wide->nr <= by_m.nr || m < 4 * wide->mr || n < 2 * wide->nr) return by_m;
   return *wide;
+}
+
+const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n) {
+  if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
+    return F32GemmKernelForM(m);
+  return F32GemmRowForUnpackedB(DefaultF32GemmKernel(), m, n);
 }
 
 const F32GemmKernel& F32GemmRowForPanels(const F32GemmKernel& base, size_t m, size_t n) {

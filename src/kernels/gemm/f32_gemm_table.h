@@ -69,6 +69,12 @@ const F32GemmKernel& F32GemmRowForM(const F32GemmKernel& base, size_t m);
 // when VT_F32_GEMM_KERNEL names a kernel.
 const F32GemmKernel& F32GemmKernelForUnpackedB(size_t m, size_t n);
 
+// F32GemmKernelForUnpackedB's rule for any supported row `base` (the first row of a session's
+// ISA level below the default's): base's ISA's widest-NR row when the GEMM fills its tiles
+// (m >= 4 * its MR and n >= 2 * its NR), else F32GemmRowForM(base, m). Ignores
+// VT_F32_GEMM_KERNEL.
+const F32GemmKernel& F32GemmRowForUnpackedB(const F32GemmKernel& base, size_t m, size_t n);
+
 // The selection rule for a GEMM of `m` rows and `n` columns whose B operand is prepacked in
 // panels of base.nr columns (as the runtime packs constant weights for the ISA of `base`, that
 // ISA's first row): base's ISA's split-B row of NR 2 * base.nr when the GEMM is large enough

@@ -19,6 +19,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "ops/contrib/contrib_inputs.h"
 #include "vtensor/forms/weight_provider.h"
 
@@ -83,7 +84,7 @@ std::vector<int64_t> BatchOffsets(const MatView& v, const Shape& out_batch) {
 
 class FusedMatMulKernel final : public OpKernel {
  public:
-  explicit FusedMatMulKernel(const KernelInit& init) {
+  explicit FusedMatMulKernel(const KernelInit& init) : gemm_rows_(init) {
     const Node& node = init.node;
     alpha_ = node.GetFloat("alpha", 1.0f);
     trans_a_ = node.GetInt("transA", 0) != 0;
@@ -155,7 +156,7 @@ class FusedMatMulKernel final : public OpKernel {
                         : F32GemmB{F32GemmB::Kind::kNk, p, static_cast<size_t>(vb.cs)};
     };
     auto kernel = [&](size_t m) -> const kernels::F32GemmKernel& {
-      if (!prepacked) return kernels::F32GemmKernelForUnpackedB(m, N);
+      if (!prepacked) return gemm_rows_.ForB(m, N);
       const auto* k = kernels::FindF32GemmKernel(
           F32GemmRowNameForPanels(isa_, static_cast<int64_t>(m), static_cast<int64_t>(N)));
       return k != nullptr ? *k : kernels::F32GemmKernelForM(m);
@@ -182,6 +183,7 @@ class FusedMatMulKernel final : public OpKernel {
   bool has_panels_ = false;
   IsaLevel isa_ = IsaLevel::kBaseline;
   kernels::F32Panels panels_;
+  UnpackedGemmRows gemm_rows_;  // GEMMs against a B that is not prepacked
 };
 
 Expected<std::unique_ptr<OpKernel>> MakeFusedMatMul(const KernelInit& init) {

@@ -31,6 +31,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "vtensor/base/aligned_alloc.h"
 #include "vtensor/forms/weight_provider.h"
 #include "vtensor/graph/node_status.h"
@@ -167,7 +168,7 @@ void QuantizeDequantizeRows(const float* x, size_t m, size_t k, size_t bs, float
 
 class MatMulNBitsKernel final : public OpKernel {
  public:
-  MatMulNBitsKernel(const KernelInit& init, const NBitsAttrs& a) : a_(a) {
+  MatMulNBitsKernel(const KernelInit& init, const NBitsAttrs& a) : a_(a), gemm_rows_(init) {
     const Node& node = init.node;
     auto input = [&](size_t i) -> const Tensor* {
       return node.inputs.size() > i && !node.inputs[i].empty()
@@ -249,7 +250,7 @@ class MatMulNBitsKernel final : public OpKernel {
       }
       kernels::F32GemmEpilogue ep;
       ep.bias_n = pbias;
-      kernels::F32Gemm(kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
+      kernels::F32Gemm(gemm_rows_.ForB(M, N), M, N, K,
                        kernels::F32GemmA{kernels::F32GemmA::Kind::kMk, aq.data<float>(), K},
                        kernels::F32GemmB{kernels::F32GemmB::Kind::kNk, w->data(), K},
                        yf.mutable_data<float>(), N, ep, ctx.threads());
@@ -314,6 +315,7 @@ class MatMulNBitsKernel final : public OpKernel {
   }
 
   NBitsAttrs a_;
+  UnpackedGemmRows gemm_rows_;  // the general path's f32 GEMM
   bool constants_ = false;  // B, scales (and zero_points, g_idx when given) are constants
   Tensor b_const_, scales_const_;
   std::optional<Tensor> zp_const_, g_const_;

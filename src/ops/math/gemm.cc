@@ -17,6 +17,7 @@
 #include "ops/common/constant_operand.h"
 #include "ops/common/f32_compute.h"
 #include "ops/common/op_util.h"
+#include "ops/common/row_kernels.h"
 #include "vtensor/forms/weight_provider.h"
 
 namespace vt::ops {
@@ -44,7 +45,7 @@ void PlainGemm(int64_t M, int64_t N, int64_t K, const T* a, bool ta, const T* b,
 
 class GemmKernel final : public OpKernel {
  public:
-  explicit GemmKernel(const KernelInit& init) {
+  explicit GemmKernel(const KernelInit& init) : gemm_rows_(init) {
     const Node& node = init.node;
     trans_a_ = node.GetInt("transA", 0) != 0;
     trans_b_ = node.GetInt("transB", 0) != 0;
@@ -209,9 +210,8 @@ class GemmKernel final : public OpKernel {
                                                         : F32GemmRowNameForPanels(isa_, M, N));
     const kernels::F32GemmKernel& k =
         row != nullptr ? *row
-        : prepacked    ? kernels::F32GemmKernelForM(static_cast<size_t>(M))
-                       : kernels::F32GemmKernelForUnpackedB(static_cast<size_t>(M),
-                                                            static_cast<size_t>(N));
+        : prepacked    ? gemm_rows_.ForM(static_cast<size_t>(M))
+                       : gemm_rows_.ForB(static_cast<size_t>(M), static_cast<size_t>(N));
     kernels::F32Gemm(k,
                      static_cast<size_t>(M),
                      static_cast<size_t>(N), static_cast<size_t>(K), opa, opb, py,
@@ -222,6 +222,7 @@ class GemmKernel final : public OpKernel {
 
  private:
   IsaLevel isa_ = IsaLevel::kBaseline;  // ISA the panels were packed for
+  UnpackedGemmRows gemm_rows_;          // GEMMs against a B that is not prepacked
   const kernels::F32GemvKernel* gemv_ = nullptr;  // B read in place (few rows)
   S8Panels s8_;                          // compact profile: int8 weights (else q == null)
   PackedWeight s8_bytes_;                // keeps s8_'s bytes alive

@@ -97,7 +97,7 @@ void PlainMatMul(const MatMulShapes& s, const T* a, const T* b, T* y) {
 
 class MatMulKernel final : public OpKernel {
  public:
-  explicit MatMulKernel(const KernelInit& init) {
+  explicit MatMulKernel(const KernelInit& init) : gemm_rows_(init) {
     const Node& node = init.node;
     const Tensor* b = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
     if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() < 1) return;
@@ -212,13 +212,13 @@ class MatMulKernel final : public OpKernel {
     if (b_single) {
       // Every batch of A meets the same B: one GEMM with the batches stacked along M.
       const size_t rows = static_cast<size_t>(NumElements(s.batch)) * M;
-      kernels::F32Gemm(prepacked ? KernelForPanels(rows, N) : kernels::F32GemmKernelForUnpackedB(rows, N), rows, N, K,
+      kernels::F32Gemm(prepacked ? KernelForPanels(rows, N) : gemm_rows_.ForB(rows, N), rows, N, K,
                        F32GemmA{F32GemmA::Kind::kMk, pa, K}, b_operand(0), py, N, ep, threads);
     } else {
       std::vector<int64_t> ia, ib;
       BatchOffsets(s, &ia, &ib);
       for (size_t bi = 0; bi < ia.size(); ++bi)
-        kernels::F32Gemm(prepacked ? KernelForPanels(M, N) : kernels::F32GemmKernelForUnpackedB(M, N), M, N, K,
+        kernels::F32Gemm(prepacked ? KernelForPanels(M, N) : gemm_rows_.ForB(M, N), M, N, K,
                          F32GemmA{F32GemmA::Kind::kMk, pa + ia[bi] * s.M * s.K, K},
                          b_operand(ib[bi]), py + bi * M * N, N, ep, threads);
     }
@@ -230,6 +230,7 @@ class MatMulKernel final : public OpKernel {
   // ISA of the panels (a resolver form's, or the session's level below the default row's);
   // else host dispatch.
   std::optional<IsaLevel> isa_;
+  UnpackedGemmRows gemm_rows_;  // GEMMs against a B that is not prepacked
   const kernels::Q4GemmKernel* q4_kernel_ = nullptr;  // compact profile: int4 weights
   const kernels::F32GemvKernel* gemv_ = nullptr;      // 2-D B read in place (few rows)
   PackedWeight q4_;

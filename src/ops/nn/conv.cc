@@ -135,6 +135,7 @@ class ConvKernel final : public OpKernel {
   void PackFilter(const Tensor& w, int64_t group);
 
   const kernels::F32DwConvKernel& dwconv_;
+  UnpackedGemmRows gemm_rows_;  // filters packed here or per call (no resolver form)
   const kernels::F32GemmKernel* gemm_ = nullptr;  // the kernel the panels were packed for
   ConvMode mode_ = ConvMode::kPointwise;          // meaningful when w_panels_ is set
   ConvModeFn run_ = nullptr;                      // mode_'s function
@@ -148,7 +149,7 @@ class ConvKernel final : public OpKernel {
 };
 
 ConvKernel::ConvKernel(const KernelInit& init)
-    : dwconv_(kernels::F32DwConvKernelForIsa(KernelIsaName(init))) {
+    : dwconv_(kernels::F32DwConvKernelForIsa(KernelIsaName(init))), gemm_rows_(init) {
   const Node& node = init.node;
   const Tensor* w = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
   const int64_t group = node.GetInt("group", 1);
@@ -196,7 +197,7 @@ ConvKernel::ConvKernel(const KernelInit& init)
 void ConvKernel::PackFilter(const Tensor& w, int64_t group) {
   const Tensor wc = w.Contiguous();
   const int64_t mg = w.dim(0) / group, k = w.numel() / w.dim(0), c = w.dim(1);
-  gemm_ = &kernels::F32GemmKernelForM(static_cast<size_t>(mg));
+  gemm_ = &gemm_rows_.ForM(static_cast<size_t>(mg));
   std::vector<float> perm;
   if (mode_ == ConvMode::kTapMajor) perm.resize(static_cast<size_t>(mg * k));
   for (int64_t g = 0; g < group; ++g) {
@@ -242,7 +243,7 @@ Status ConvKernel::Compute(KernelContext& ctx) const {
   c.C = in.X.dim(1);
   c.M = in.W.dim(0);
   c.group = in.group;
-  c.gemm = prepacked || winograd ? gemm_ : &kernels::F32GemmKernelForM(static_cast<size_t>(c.Mg()));
+  c.gemm = prepacked || winograd ? gemm_ : &gemm_rows_.ForM(static_cast<size_t>(c.Mg()));
   c.winograd = winograd ? &winograd_ : nullptr;
   c.dwconv = &dwconv_;
   c.bias = b.defined() ? b.data<float>() : nullptr;
@@ -320,7 +321,7 @@ Status ConvKernel::ComputeDepthwisePointwise(KernelContext& ctx) const {
   ConvCall c;
   c.w = prepacked ? nullptr : w.data<float>();
   c.w_panels = prepacked ? &w_panels_ : nullptr;
-  c.gemm = prepacked ? gemm_ : &kernels::F32GemmKernelForM(static_cast<size_t>(M));
+  c.gemm = prepacked ? gemm_ : &gemm_rows_.ForM(static_cast<size_t>(M));
   c.bias = b.defined() ? b.data<float>() : nullptr;
   c.y = y.mutable_data<float>();
   c.N = x.dim(0);

@@ -16,6 +16,8 @@
 
 #include "ops/common/op_util.h"
 #include "ops/rnn/rnn_kernels.h"
+#include "vtensor/exec/kernel_description.h"
+#include "vtensor/forms/weight_provider.h"
 #include "vtensor/graph/node_status.h"
 
 namespace vt::ops {
@@ -36,6 +38,7 @@ struct RnnConfig {
   bool linear_before_reset = false;
   bool input_forget = false;
   std::vector<rnn::Activation> acts;  // acts_per_dir per direction
+  const rnn::F32Rows* rows = &rnn::F32RowsFor(true);  // the session level's float rows
 };
 
 Expected<RnnConfig> ReadConfig(const Node& node, CellKind kind) {
@@ -259,7 +262,7 @@ class RnnRun {
   void ProjectInputs(int64_t d) {
     const int64_t rows = in_.seq * batch_, n = in_.in;
     const T* wd = in_.w.data<T>() + d * GH_ * n;
-    if (rows > 0) rnn::GemmNT(rows, GH_, n, xs_, n, wd, n, xw_, GH_, false);
+    if (rows > 0) rnn::GemmNT(*c_.rows, rows, GH_, n, xs_, n, wd, n, xw_, GH_, false);
     for (int64_t row = 0; row < rows; ++row) {
       T* g = xw_ + row * GH_;
 #pragma omp simd
@@ -283,7 +286,7 @@ class RnnRun {
   void Step(int64_t s, bool rev, int64_t d) {
     // GRU without linear_before_reset: z and r only; the h gate needs r first.
     const int64_t n_rec = LinearGru() ? 2 * H_ : GH_;
-    rnn::GemmNT(batch_, n_rec, H_, hs_, H_, rd_, H_, gates_, GH_, false);
+    rnn::GemmNT(*c_.rows, batch_, n_rec, H_, hs_, H_, rd_, H_, gates_, GH_, false);
     if (LinearGru()) GruResetProjection(s, rev);
     for (int64_t bi = 0; bi < batch_; ++bi) {
       const int64_t len = in_.lens[static_cast<size_t>(bi)];
@@ -316,12 +319,13 @@ class RnnRun {
 #pragma omp simd
       for (int64_t k = 0; k < 2 * H_; ++k) g[k] += xg[k];
       if (c_.has_clip) Clip(g, 2 * H_);
-      rnn::Apply(act_[0], g, 2 * H_);
+      rnn::Apply(*c_.rows, act_[0], g, 2 * H_);
       const T* h = hs_ + bi * H_;
 #pragma omp simd
       for (int64_t k = 0; k < H_; ++k) rh[k] = g[H_ + k] * h[k];
     }
-    rnn::GemmNT(batch_, H_, H_, tmp_, H_, rd_ + 2 * H_ * H_, H_, gates_ + 2 * H_, GH_, false);
+    rnn::GemmNT(*c_.rows, batch_, H_, H_, tmp_, H_, rd_ + 2 * H_ * H_, H_, gates_ + 2 * H_, GH_,
+                false);
   }
 
   void Clip(T* x, int64_t n) const { ClipInPlace(x, n, static_cast<T>(c_.clip)); }
@@ -331,7 +335,7 @@ class RnnRun {
 #pragma omp simd
     for (int64_t k = 0; k < H_; ++k) g[k] += xg[k];
     if (c_.has_clip) Clip(g, H_);
-    rnn::Apply(act_[0], g, H_);
+    rnn::Apply(*c_.rows, act_[0], g, H_);
     std::memcpy(h, g, H_ * sizeof(T));
   }
 
@@ -344,7 +348,7 @@ class RnnRun {
 #pragma omp simd
       for (int64_t k = 0; k < 2 * H_; ++k) g[k] += xg[k];
       if (c_.has_clip) Clip(g, 2 * H_);
-      rnn::Apply(act_[0], g, 2 * H_);
+      rnn::Apply(*c_.rows, act_[0], g, 2 * H_);
 #pragma omp simd
       for (int64_t k = 0; k < H_; ++k) hh[k] = xg[2 * H_ + k] + rr[k] * (hh[k] + rbh_[k]);
     } else {
@@ -352,7 +356,7 @@ class RnnRun {
       for (int64_t k = 0; k < H_; ++k) hh[k] += xg[2 * H_ + k];
     }
     if (c_.has_clip) Clip(hh, H_);
-    rnn::Apply(act_[1], hh, H_);
+    rnn::Apply(*c_.rows, act_[1], hh, H_);
 #pragma omp simd
     for (int64_t k = 0; k < H_; ++k) h[k] = (T(1) - z[k]) * hh[k] + z[k] * h[k];
   }
@@ -378,14 +382,14 @@ class RnnRun {
       Clip(gi, H_);
       Clip(gf, 2 * H_);  // f and c gates are adjacent
     }
-    rnn::Apply(act_[0], gi, H_);
+    rnn::Apply(*c_.rows, act_[0], gi, H_);
     if (c_.input_forget) {
 #pragma omp simd
       for (int64_t k = 0; k < H_; ++k) gf[k] = T(1) - gi[k];
     } else {
-      rnn::Apply(act_[0], gf, H_);
+      rnn::Apply(*c_.rows, act_[0], gf, H_);
     }
-    rnn::Apply(act_[1], gc, H_);
+    rnn::Apply(*c_.rows, act_[1], gc, H_);
 #pragma omp simd
     for (int64_t k = 0; k < H_; ++k) cc[k] = gf[k] * cc[k] + gi[k] * gc[k];
     if (po != nullptr) {
@@ -393,9 +397,9 @@ class RnnRun {
       for (int64_t k = 0; k < H_; ++k) go[k] += po[k] * cc[k];
     }
     if (c_.has_clip) Clip(go, H_);
-    rnn::Apply(act_[0], go, H_);
+    rnn::Apply(*c_.rows, act_[0], go, H_);
     std::memcpy(th, cc, H_ * sizeof(T));
-    rnn::Apply(act_[2], th, H_);
+    rnn::Apply(*c_.rows, act_[2], th, H_);
 #pragma omp simd
     for (int64_t k = 0; k < H_; ++k) h[k] = go[k] * th[k];
   }
@@ -420,9 +424,12 @@ class RnnRun {
   const T* pi_ = nullptr;               // its peepholes (LSTM), or null
 };
 
-class RecurrentKernel : public OpKernel {
+class RecurrentKernel : public OpKernel, public KernelDescription {
  public:
   explicit RecurrentKernel(RnnConfig cfg) : cfg_(std::move(cfg)) {}
+  std::string Describe() const override {
+    return std::string("float rows ") + cfg_.rows->name;
+  }
 
   Status Compute(KernelContext& ctx) const override {
     VT_ASSIGN_OR_RETURN(Tensor x, ctx.RequireTensor(0));
@@ -483,6 +490,7 @@ class RecurrentKernel : public OpKernel {
 KernelFactory MakeFactory(CellKind kind) {
   return [kind](const KernelInit& init) -> Expected<std::unique_ptr<OpKernel>> {
     VT_ASSIGN_OR_RETURN(RnnConfig cfg, ReadConfig(init.node, kind));
+    cfg.rows = &rnn::F32RowsFor(init.weights().isa() >= IsaLevel::kAvx2);
     return std::unique_ptr<OpKernel>(new RecurrentKernel(std::move(cfg)));
   };
 }

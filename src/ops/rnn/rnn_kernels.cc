@@ -205,12 +205,30 @@ void TanhF32Base(float* x, int64_t n) { VT_RNN_MAP8(x, n, TanhV); }
 
 }  // namespace
 
+const F32Rows& F32RowsFor(bool avx2_fma) {
+  static const F32Rows kBase{"portable", GemmNTF32Base, SigmoidF32Base, TanhF32Base};
+#if VT_RNN_X86_DISPATCH
+  static const F32Rows kAvx2{"avx2_fma", GemmNTF32Avx2, SigmoidF32Avx2, TanhF32Avx2};
+  if (avx2_fma && UseAvx2()) return kAvx2;
+#else
+  (void)avx2_fma;
+#endif
+  return kBase;
+}
+
 void GemmNT(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
             int64_t ldb, float* C, int64_t ldc, bool accumulate) {
-#if VT_RNN_X86_DISPATCH
-  if (UseAvx2()) return GemmNTF32Avx2(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
-#endif
-  GemmNTF32Base(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+  F32RowsFor(true).gemm_nt(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+}
+
+void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float* C, int64_t ldc, bool accumulate) {
+  rows.gemm_nt(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+}
+
+void GemmNT(const F32Rows&, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
+            const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate) {
+  GemmNTGeneric(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
 }
 
 void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
@@ -220,15 +238,9 @@ void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const
 
 float ExpF32Approx(float x) { return ExpV(Splat(x))[0]; }
 
-void SigmoidF32(float* x, int64_t n) {
-  if (UseAvx2()) SigmoidF32Avx2(x, n);
-  else SigmoidF32Base(x, n);
-}
+void SigmoidF32(float* x, int64_t n) { F32RowsFor(true).sigmoid(x, n); }
 
-void TanhF32(float* x, int64_t n) {
-  if (UseAvx2()) TanhF32Avx2(x, n);
-  else TanhF32Base(x, n);
-}
+void TanhF32(float* x, int64_t n) { F32RowsFor(true).tanh(x, n); }
 
 
 float SigmoidRef(float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x)))); }
@@ -319,11 +331,15 @@ void ApplyGeneric(const Activation& a, T* x, int64_t n) {
 
 }  // namespace
 
-void Apply(const Activation& a, float* x, int64_t n) {
-  if (a.kind == Activation::Kind::kSigmoid) return SigmoidF32(x, n);
-  if (a.kind == Activation::Kind::kTanh) return TanhF32(x, n);
+void Apply(const F32Rows& rows, const Activation& a, float* x, int64_t n) {
+  if (a.kind == Activation::Kind::kSigmoid) return rows.sigmoid(x, n);
+  if (a.kind == Activation::Kind::kTanh) return rows.tanh(x, n);
   ApplyGeneric(a, x, n);
 }
+
+void Apply(const F32Rows&, const Activation& a, double* x, int64_t n) { ApplyGeneric(a, x, n); }
+
+void Apply(const Activation& a, float* x, int64_t n) { Apply(F32RowsFor(true), a, x, n); }
 
 void Apply(const Activation& a, double* x, int64_t n) { ApplyGeneric(a, x, n); }
 

@@ -25,6 +25,19 @@ void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const
 // relative accuracy near 0 through a Taylor branch), and their libm reference twins.
 void SigmoidF32(float* x, int64_t n);
 void TanhF32(float* x, int64_t n);
+
+// The float GEMM, logistic and tanh of one ISA level: the AVX2 + FMA clones (whose fused
+// multiply-adds round differently) or the portable ones. GemmNT(float), SigmoidF32 and TanhF32
+// above take the CPU's; a recurrent node takes its session's (--arch) when it is prepared.
+struct F32Rows {
+  const char* name;  // "avx2_fma" or "portable"
+  void (*gemm_nt)(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
+                  int64_t ldb, float* C, int64_t ldc, bool accumulate);
+  void (*sigmoid)(float* x, int64_t n);
+  void (*tanh)(float* x, int64_t n);
+};
+// The AVX2 + FMA rows when `avx2_fma` is allowed and the CPU has both, else the portable rows.
+const F32Rows& F32RowsFor(bool avx2_fma);
 float ExpF32Approx(float x);
 float SigmoidRef(float x);
 float TanhRef(float x);
@@ -44,8 +57,16 @@ Expected<Activation> MakeActivation(const std::string& name, const float* alphas
                                     size_t* next_alpha, const float* betas, size_t n_betas,
                                     size_t* next_beta);
 
-// Applies `a` in place to x[0..n).
+// Applies `a` in place to x[0..n) (logistic and tanh: the rows' for float, the CPU's without).
 void Apply(const Activation& a, float* x, int64_t n);
 void Apply(const Activation& a, double* x, int64_t n);
+void Apply(const F32Rows& rows, const Activation& a, float* x, int64_t n);
+void Apply(const F32Rows& rows, const Activation& a, double* x, int64_t n);
+
+// GemmNT with the rows' float GEMM (the double GEMM has one row).
+void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
+            const float* B, int64_t ldb, float* C, int64_t ldc, bool accumulate);
+void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,
+            const double* B, int64_t ldb, double* C, int64_t ldc, bool accumulate);
 
 }  // namespace vt::ops::rnn

@@ -57,6 +57,38 @@ TEST(RnnKernelsTest, SigmoidAndTanhAccuracy) {
   }
 }
 
+// Both rows of the table (the session chooses by its level): the GEMM within float rounding of
+// a double sum, the logistic and tanh within the approximations' error; the portable row is
+// the one a baseline session gets.
+TEST(RnnKernelsTest, EveryRowMatchesTheReferences) {
+  EXPECT_STREQ(F32RowsFor(false).name, "portable");
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (const F32Rows* rows : {&F32RowsFor(false), &F32RowsFor(true)}) {
+    const int64_t M = 3, N = 9, K = 37;
+    std::vector<float> a(static_cast<size_t>(M * K)), b(static_cast<size_t>(N * K)),
+        c(static_cast<size_t>(M * N));
+    for (float& v : a) v = u(rng);
+    for (float& v : b) v = u(rng);
+    GemmNT(*rows, M, N, K, a.data(), K, b.data(), K, c.data(), N, false);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        double want = 0;
+        for (int64_t k = 0; k < K; ++k) want += static_cast<double>(a[m * K + k]) * b[n * K + k];
+        EXPECT_NEAR(c[m * N + n], want, 1e-5) << rows->name;
+      }
+    std::vector<float> s(41), t(41);
+    for (size_t i = 0; i < s.size(); ++i) s[i] = t[i] = -10.0f + 0.5f * static_cast<float>(i);
+    const std::vector<float> x = s;
+    rows->sigmoid(s.data(), static_cast<int64_t>(s.size()));
+    rows->tanh(t.data(), static_cast<int64_t>(t.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_NEAR(s[i], SigmoidRef(x[i]), 1e-6f) << rows->name << " x = " << x[i];
+      EXPECT_NEAR(t[i], TanhRef(x[i]), 1e-6f) << rows->name << " x = " << x[i];
+    }
+  }
+}
+
 TEST(RnnKernelsTest, ExpApproximation) {
   for (float x = -80; x <= 80; x += 0.173f) {
     const double want = std::exp(static_cast<double>(x));

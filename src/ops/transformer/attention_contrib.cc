@@ -44,7 +44,8 @@ struct AttnAttrs {
 
 class MsAttentionKernel final : public OpKernel, public KernelDescription {
  public:
-  MsAttentionKernel(const AttnAttrs& a, const kernels::AttentionKernel& k) : a_(a), kernel_(k) {}
+  MsAttentionKernel(const AttnAttrs& a, const kernels::AttentionKernel& k, UnpackedGemmRows gemm)
+      : a_(a), kernel_(k), gemm_(gemm) {}
   Status Compute(KernelContext& ctx) const override;
   std::string Describe() const override {
     return std::string(kernel_.name) + "; present contiguous (BNSH)";
@@ -53,6 +54,7 @@ class MsAttentionKernel final : public OpKernel, public KernelDescription {
  private:
   AttnAttrs a_;
   const kernels::AttentionKernel& kernel_;
+  UnpackedGemmRows gemm_;  // the input projection's rows
 };
 
 Status MsAttentionKernel::Compute(KernelContext& ctx) const {
@@ -93,9 +95,9 @@ Status MsAttentionKernel::Compute(KernelContext& ctx) const {
   gb.data = wf.data<float>(), gb.ld = static_cast<size_t>(total);
   kernels::F32GemmEpilogue ep;
   ep.bias_n = bias != nullptr ? bf.data<float>() : nullptr;
-  kernels::F32Gemm(static_cast<size_t>(B * S), static_cast<size_t>(total),
-                   static_cast<size_t>(In), ga, gb, qkv.data(), static_cast<size_t>(total), ep,
-                   ctx.threads());
+  const size_t rows = static_cast<size_t>(B * S), cols = static_cast<size_t>(total);
+  kernels::F32Gemm(gemm_.ForB(rows, cols), rows, cols, static_cast<size_t>(In), ga, gb, qkv.data(),
+                   cols, ep, ctx.threads());
   const ptrdiff_t bstride = S * total;
   c.q = {qkv.data(), DType::kFloat32, bstride, H, total, nullptr};
   c.k = {qkv.data() + Dq, DType::kFloat32, bstride, H, total, nullptr};
@@ -167,7 +169,8 @@ Expected<std::unique_ptr<OpKernel>> MakeAttention(const KernelInit& init) {
     return AnnotateNode(Unimplemented(
         "attribute do_rotary = 1 is not supported: the operator text does not define the "
         "rotation; apply RotaryEmbedding to Q and K before MultiHeadAttention instead"), node);
-  return std::unique_ptr<OpKernel>(new MsAttentionKernel(a, AttentionRowFor(init)));
+  return std::unique_ptr<OpKernel>(
+      new MsAttentionKernel(a, AttentionRowFor(init), UnpackedGemmRows(init)));
 }
 
 }  // namespace

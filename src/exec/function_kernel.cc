@@ -120,7 +120,8 @@ class FunctionKernel : public OpKernel {
     const onnx::FunctionProto* body = &fp;
     onnx::GraphProto gp;
     gp.set_name(node_.name + "/function");
-    if (!defs_.expand_function(np, *body, node_.name + "/", &gp, &error)) return ctx.Error(error);
+    if (!defs_.expand_function(schema_, np, *body, node_.name + "/", &gp, &error))
+      return ctx.Error(error);
     // Attributes that referenced an optional parent attribute the node does not set.
     for (auto& n : *gp.mutable_node()) {
       google::protobuf::RepeatedPtrField<onnx::AttributeProto> kept;

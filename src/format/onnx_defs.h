@@ -45,15 +45,16 @@ struct OnnxDefs {
   bool (*function_body)(const void* schema, const onnx::NodeProto& node,
                         const std::vector<onnx::TypeProto>& input_types,
                         onnx::FunctionProto* body, std::string* error);
-  // `body` expanded for `node` into *graph's nodes, their names and values prefixed by
-  // `prefix` (onnx::FunctionExpandHelper). False with the reason in *error.
-  bool (*expand_function)(const onnx::NodeProto& node, const onnx::FunctionProto& body,
-                          const std::string& prefix, onnx::GraphProto* graph,
-                          std::string* error);
+  // `body` (from function_body) expanded for `node` of `schema` into *graph's nodes, their
+  // names and values prefixed by `prefix` (onnx::FunctionExpandHelper). False with the reason
+  // in *error.
+  bool (*expand_function)(const void* schema, const onnx::NodeProto& node,
+                          const onnx::FunctionProto& body, const std::string& prefix,
+                          onnx::GraphProto* graph, std::string* error);
 };
 
 // Raised whenever OnnxDefs or a type it hands over changes.
-inline constexpr int kOnnxDefsAbi = 1;
+inline constexpr int kOnnxDefsAbi = 2;
 // The plugin's file name and its one exported function (base/plugin.h):
 //   extern "C" const void* vt_onnxdefs_table(int abi, size_t table_bytes)
 inline constexpr char kOnnxDefsFile[] = "libvtensor-onnxdefs.so";

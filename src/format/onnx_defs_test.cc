@@ -128,9 +128,41 @@ TEST(OnnxDefsTest, ExpandsAFunctionBody) {
   std::string error;
   ASSERT_TRUE(d.function_body(mvn, node, {onnx::TypeProto()}, &body, &error)) << error;
   onnx::GraphProto g;
-  ASSERT_TRUE(d.expand_function(node, body, "mvn/", &g, &error)) << error;
+  ASSERT_TRUE(d.expand_function(mvn, node, body, "mvn/", &g, &error)) << error;
   ASSERT_GT(g.node_size(), 3);
   EXPECT_EQ(g.node(g.node_size() - 1).output(0), "y");
+}
+
+// LayerNormalization (opset 17) builds its body from the node and its input types; the body
+// imports opset 16, where no LayerNormalization exists (libonnx's expansion crashed on that),
+// and the node names one of the body's three outputs.
+TEST(OnnxDefsTest, ExpandsAContextDependentFunctionBody) {
+  const OnnxDefs& d = Defs();
+  const void* ln = d.find_function_schema("LayerNormalization", 17, "");
+  ASSERT_NE(ln, nullptr);
+  EXPECT_TRUE(d.context_dependent(ln));
+  onnx::NodeProto node;
+  node.set_op_type("LayerNormalization");
+  for (const char* in : {"x", "scale", "bias"}) node.add_input(in);
+  node.add_output("y");
+  for (const onnx::AttributeProto& a : d.attribute_defaults(ln)) *node.add_attribute() = a;
+  onnx::TypeProto t;
+  t.mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  for (int64_t dim : {2, 3}) t.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(dim);
+  onnx::TypeProto v;
+  v.mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  v.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  onnx::FunctionProto body;
+  std::string error;
+  ASSERT_TRUE(d.function_body(ln, node, {t, v, v}, &body, &error)) << error;
+  onnx::GraphProto g;
+  ASSERT_TRUE(d.expand_function(ln, node, body, "ln/", &g, &error)) << error;
+  ASSERT_GT(g.node_size(), 3);
+  // The node's one output is written; the body's Mean and InvStdDev get names of their own.
+  bool writes_y = false;
+  for (const onnx::NodeProto& n : g.node())
+    for (const std::string& o : n.output()) writes_y |= o == "y";
+  EXPECT_TRUE(writes_y);
 }
 
 }  // namespace

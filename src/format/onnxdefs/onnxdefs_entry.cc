@@ -84,10 +84,29 @@ bool FunctionBody(const void* schema_ptr, const onnx::NodeProto& node,
   return false;
 }
 
-bool ExpandFunction(const onnx::NodeProto& node, const onnx::FunctionProto& body,
-                    const std::string& prefix, onnx::GraphProto* graph, std::string* error) {
+bool ExpandFunction(const void* schema_ptr, const onnx::NodeProto& node,
+                    const onnx::FunctionProto& body, const std::string& prefix,
+                    onnx::GraphProto* graph, std::string* error) {
+  // FunctionExpandHelper looks the node's schema up again, at the opset the body imports for
+  // the node's domain, and uses it unchecked. A built body may import an older opset than the
+  // operator itself (LayerNormalization 17's imports 16): the lookup found nothing and the
+  // helper crashed. It then gets a copy importing the schema's own version; the opset_import
+  // is not part of what it writes into *graph.
+  const auto* schema = static_cast<const onnx::OpSchema*>(schema_ptr);
+  const onnx::FunctionProto* expand = &body;
+  onnx::FunctionProto lookup;
+  for (int i = 0; i < body.opset_import_size(); ++i) {
+    const onnx::OperatorSetIdProto& os = body.opset_import(i);
+    if (os.domain() != node.domain()) continue;
+    if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(os.version()),
+                                       node.domain()) != nullptr)
+      continue;
+    lookup = body;
+    lookup.mutable_opset_import(i)->set_version(schema->SinceVersion());
+    expand = &lookup;
+  }
   try {
-    onnx::FunctionExpandHelper(node, body, *graph, prefix);
+    onnx::FunctionExpandHelper(node, *expand, *graph, prefix);
     return true;
   } catch (const std::exception& e) {
     *error = std::string("cannot expand function body: ") + e.what();

@@ -165,5 +165,25 @@ TEST(OnnxDefsTest, ExpandsAContextDependentFunctionBody) {
   EXPECT_TRUE(writes_y);
 }
 
+// Range (opset 11) is defined by a Loop whose body reads the function's inputs: the expansion
+// would not rename them inside the Loop, so it is refused with the reason.
+TEST(OnnxDefsTest, RefusesABodyWithANestedGraph) {
+  const OnnxDefs& d = Defs();
+  const void* range = d.find_function_schema("Range", 11, "");
+  ASSERT_NE(range, nullptr);
+  onnx::NodeProto node;
+  node.set_op_type("Range");
+  for (const char* in : {"start", "limit", "delta"}) node.add_input(in);
+  node.add_output("y");
+  onnx::FunctionProto body;
+  std::string error;
+  ASSERT_TRUE(d.function_body(range, node, {onnx::TypeProto(), onnx::TypeProto(), onnx::TypeProto()},
+                              &body, &error))
+      << error;
+  onnx::GraphProto g;
+  EXPECT_FALSE(d.expand_function(range, node, body, "range/", &g, &error));
+  EXPECT_NE(error.find("'Loop' has a graph attribute"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace vt

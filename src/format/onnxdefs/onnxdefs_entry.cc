@@ -84,29 +84,54 @@ bool FunctionBody(const void* schema_ptr, const onnx::NodeProto& node,
   return false;
 }
 
-bool ExpandFunction(const void* schema_ptr, const onnx::NodeProto& node,
+// The op type of a body node with a graph attribute (a Loop or If body), or "". The expansion
+// renames the body's values in its top-level nodes only: a nested graph would keep reading the
+// function's own names, which no longer exist.
+std::string NodeWithGraphAttribute(const onnx::FunctionProto& body) {
+  for (const onnx::NodeProto& n : body.node())
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return n.op_type();
+  return "";
+}
+
+// FunctionExpandHelper looks the node's schema up again, at the opset the body imports for the
+// node's domain, and uses it unchecked. A built body may import an older opset than the
+// operator itself (LayerNormalization 17's imports 16): the lookup found nothing and the helper
+// crashed. *lookup is the body importing the schema's own version there (the opset_import is
+// not part of what the helper writes). False, with the reason, when no schema is found still.
+bool WithSchemaOpset(const onnx::OpSchema& schema, const onnx::NodeProto& node,
+                     const onnx::FunctionProto& body, onnx::FunctionProto* lookup,
+                     std::string* error) {
+  const auto found = [&](int64_t version) {
+    return onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(version),
+                                          node.domain()) != nullptr;
+  };
+  *lookup = body;
+  for (onnx::OperatorSetIdProto& os : *lookup->mutable_opset_import()) {
+    if (os.domain() != node.domain() || found(os.version())) continue;
+    os.set_version(schema.SinceVersion());
+    if (!found(os.version())) {
+      *error = "cannot expand function body: no schema of '" + node.op_type() + "' in domain '" +
+               node.domain() + "' at opset " + std::to_string(os.version());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ExpandFunction(const void* schema, const onnx::NodeProto& node,
                     const onnx::FunctionProto& body, const std::string& prefix,
                     onnx::GraphProto* graph, std::string* error) {
-  // FunctionExpandHelper looks the node's schema up again, at the opset the body imports for
-  // the node's domain, and uses it unchecked. A built body may import an older opset than the
-  // operator itself (LayerNormalization 17's imports 16): the lookup found nothing and the
-  // helper crashed. It then gets a copy importing the schema's own version; the opset_import
-  // is not part of what it writes into *graph.
-  const auto* schema = static_cast<const onnx::OpSchema*>(schema_ptr);
-  const onnx::FunctionProto* expand = &body;
-  onnx::FunctionProto lookup;
-  for (int i = 0; i < body.opset_import_size(); ++i) {
-    const onnx::OperatorSetIdProto& os = body.opset_import(i);
-    if (os.domain() != node.domain()) continue;
-    if (onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(os.version()),
-                                       node.domain()) != nullptr)
-      continue;
-    lookup = body;
-    lookup.mutable_opset_import(i)->set_version(schema->SinceVersion());
-    expand = &lookup;
+  if (const std::string op = NodeWithGraphAttribute(body); !op.empty()) {
+    *error = "cannot expand function body: its node '" + op +
+             "' has a graph attribute, whose names the expansion would not rename";
+    return false;
   }
+  onnx::FunctionProto lookup;
+  if (!WithSchemaOpset(*static_cast<const onnx::OpSchema*>(schema), node, body, &lookup, error))
+    return false;
   try {
-    onnx::FunctionExpandHelper(node, *expand, *graph, prefix);
+    onnx::FunctionExpandHelper(node, lookup, *graph, prefix);
     return true;
   } catch (const std::exception& e) {
     *error = std::string("cannot expand function body: ") + e.what();

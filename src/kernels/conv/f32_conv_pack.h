@@ -30,8 +30,8 @@ struct F32ConvPhasePlanes {
 size_t F32ConvPhasePlanesFloats(int64_t C, int64_t SH, int64_t SW, int64_t Hq, int64_t Wq);
 
 // Fills `dst` (F32ConvPhasePlanesFloats floats) from x [C, H, W] with leading pads PH, PW:
-// every float, the zeros included (phases no tap reads are all zero). Reads the input rows in
-// memory order.
+// every float, the zeros included. Phases no tap reads are all zero for strides up to 64 (above,
+// they hold input values: finite, never read). Reads the input rows in memory order.
 void BuildF32ConvPhasePlanes(const float* x, int64_t C, int64_t H, int64_t W, int64_t PH,
                              int64_t PW, const F32ConvPhasePlanes& geo, float* dst);
 

@@ -107,12 +107,12 @@ const F32GemmKernel& F32GemmKernelForPanels(size_t m, size_t n) {
   return k.supported() ? k : F32GemmKernelForM(m);
 }
 
-const F32GemmKernel* F32GemmNarrowKernel(size_t mr) {
-  const F32GemmKernel& def = DefaultF32GemmKernel();
+const F32GemmKernel* F32GemmNarrowKernel(const F32GemmKernel& wide) {
   if (const char* env = std::getenv("VT_F32_GEMM_KERNEL"); env != nullptr && FindF32GemmKernel(env))
     return nullptr;
   for (const auto& k : kKernels)
-    if (std::string_view(k.isa) == def.isa && k.mr == mr && k.nr <= 4 && k.supported()) return &k;
+    if (std::string_view(k.isa) == wide.isa && k.mr == wide.mr && k.nr <= 4 && k.supported())
+      return &k;
   return nullptr;
 }
 

@@ -91,10 +91,10 @@ const F32GemmKernel& F32GemmRowForPanels(const F32GemmKernel& base, size_t m, si
 // VT_F32_GEMM_KERNEL names a kernel (as F32GemmKernelForM).
 const F32GemmKernel& F32GemmKernelForPanels(size_t m, size_t n);
 
-// A kernel for GEMMs with at most 4 columns whose A panels have height `mr` (e.g. prepacked
-// for F32GemmKernelForM): the default ISA's narrow row with that MR, or null (then keep the
-// wide kernel). Null as well when VT_F32_GEMM_KERNEL names a kernel.
-const F32GemmKernel* F32GemmNarrowKernel(size_t mr);
+// A kernel for GEMMs with at most 4 columns whose A panels were packed for `wide` (its MR): the
+// narrow row of wide's ISA with that MR, or null (then keep the wide kernel). Null as well
+// when VT_F32_GEMM_KERNEL names a kernel.
+const F32GemmKernel* F32GemmNarrowKernel(const F32GemmKernel& wide);
 
 // The portable row (always supported).
 const F32GemmKernel& PortableF32GemmKernel();

@@ -70,7 +70,7 @@ void PermuteTapMajor(const float* w, int64_t mg, int64_t c, int64_t taps, float*
 
 const kernels::F32GemmKernel& KernelForColumns(const kernels::F32GemmKernel& wide, size_t cols) {
   if (cols > 8) return wide;
-  const kernels::F32GemmKernel* narrow = kernels::F32GemmNarrowKernel(wide.mr);
+  const kernels::F32GemmKernel* narrow = kernels::F32GemmNarrowKernel(wide);
   return narrow != nullptr ? *narrow : wide;
 }
 

@@ -165,7 +165,7 @@ ConvKernel::ConvKernel(const KernelInit& init)
     // Transformed here, not a cached form (docs/weight-forms.md, "Winograd filters").
     const char* isa = KernelIsaName(init);
     winograd_row_ = &kernels::F32WinogradKernelForIsa(isa);
-    gemm_ = &WinogradGemmRow(isa, static_cast<size_t>(w->dim(0)));
+    gemm_ = &gemm_rows_.ForM(static_cast<size_t>(w->dim(0)));
     const Tensor wc = w->Contiguous();
     winograd_ = kernels::MakeF32WinogradFilterPanels(gemm_->mr, wc.data<float>(),
                                                      static_cast<size_t>(w->dim(0)),

@@ -97,10 +97,6 @@ void RunIm2colNdConv(const ConvCall& c);   // 3-D and up: im2col panels
 // (vtensor/forms/conv_mode.h): c.winograd set, c.gemm its GEMM row; writes all of Y, epilogue
 // included.
 void RunWinogradConv(const ConvCall& c, const kernels::F32WinogradKernel& k);
-// The f32 GEMM row for the Winograd GEMMs of `m` output channels in a session capped at ISA
-// `isa` ("avx512", "avx2", "portable"): kernels::F32GemmKernelForM's row when its ISA is within
-// the cap, else that rule applied to the cap's first supported row.
-const kernels::F32GemmKernel& WinogradGemmRow(const char* isa, size_t m);
 
 // The depthwise Conv a pointwise Conv absorbed (passes/fusion.h FuseDepthwisePointwise).
 struct DepthwiseStage {

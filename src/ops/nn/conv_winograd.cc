@@ -4,9 +4,6 @@
 // the bias and a clamp itself; another fused activation runs on each band of tiles as soon as
 // the band is written.
 #include <algorithm>
-#include <string_view>
-
-#include "kernels/cpu/kernel_select.h"
 
 #include "ops/nn/conv_modes.h"
 
@@ -29,14 +26,6 @@ void FinishTiles(const void* ctx, int64_t tr, int64_t tw0, int64_t tw1) {
 }
 
 }  // namespace
-
-const kernels::F32GemmKernel& WinogradGemmRow(const char* isa, size_t m) {
-  const kernels::F32GemmKernel& def = kernels::F32GemmKernelForM(m);
-  if (kernels::KernelIsaLevel(def.isa) <= kernels::KernelIsaLevel(isa)) return def;
-  for (const auto& k : kernels::F32GemmKernels())
-    if (std::string_view(k.isa) == isa && k.supported()) return kernels::F32GemmRowForM(k, m);
-  return kernels::PortableF32GemmKernel();
-}
 
 void RunWinogradConv(const ConvCall& c, const kernels::F32WinogradKernel& k) {
   kernels::F32WinogradConv wc;

@@ -216,11 +216,6 @@ const F32Rows& F32RowsFor(bool avx2_fma) {
   return kBase;
 }
 
-void GemmNT(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-            int64_t ldb, float* C, int64_t ldc, bool accumulate) {
-  F32RowsFor(true).gemm_nt(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
-}
-
 void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
             const float* B, int64_t ldb, float* C, int64_t ldc, bool accumulate) {
   rows.gemm_nt(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
@@ -231,16 +226,8 @@ void GemmNT(const F32Rows&, int64_t M, int64_t N, int64_t K, const double* A, in
   GemmNTGeneric(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
 }
 
-void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-            int64_t ldb, double* C, int64_t ldc, bool accumulate) {
-  GemmNTGeneric(M, N, K, A, lda, B, ldb, C, ldc, accumulate);
-}
-
 float ExpF32Approx(float x) { return ExpV(Splat(x))[0]; }
 
-void SigmoidF32(float* x, int64_t n) { F32RowsFor(true).sigmoid(x, n); }
-
-void TanhF32(float* x, int64_t n) { F32RowsFor(true).tanh(x, n); }
 
 
 float SigmoidRef(float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x)))); }
@@ -339,8 +326,5 @@ void Apply(const F32Rows& rows, const Activation& a, float* x, int64_t n) {
 
 void Apply(const F32Rows&, const Activation& a, double* x, int64_t n) { ApplyGeneric(a, x, n); }
 
-void Apply(const Activation& a, float* x, int64_t n) { Apply(F32RowsFor(true), a, x, n); }
-
-void Apply(const Activation& a, double* x, int64_t n) { ApplyGeneric(a, x, n); }
 
 }  // namespace vt::ops::rnn

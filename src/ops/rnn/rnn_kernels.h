@@ -13,22 +13,15 @@
 
 namespace vt::ops::rnn {
 
-// C[m*ldc + n] (+)= sum_k A[m*lda + k] * B[n*ldb + k] for m < M, n < N: A times B transposed,
-// which is how ONNX stores W [gates*hidden, input] and R [gates*hidden, hidden].
-// `accumulate` adds to C instead of overwriting it.
-void GemmNT(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
-            int64_t ldb, float* C, int64_t ldc, bool accumulate);
-void GemmNT(int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B,
-            int64_t ldb, double* C, int64_t ldc, bool accumulate);
-
-// Vectorisable float exp / logistic / tanh with about 2e-7 relative error (tanh keeps its
-// relative accuracy near 0 through a Taylor branch), and their libm reference twins.
-void SigmoidF32(float* x, int64_t n);
-void TanhF32(float* x, int64_t n);
-
 // The float GEMM, logistic and tanh of one ISA level: the AVX2 + FMA clones (whose fused
-// multiply-adds round differently) or the portable ones. GemmNT(float), SigmoidF32 and TanhF32
-// above take the CPU's; a recurrent node takes its session's (--arch) when it is prepared.
+// multiply-adds round differently) or the portable ones; a recurrent node takes its session's
+// (--arch) when it is prepared.
+//   gemm_nt: C[m*ldc + n] (+)= sum_k A[m*lda + k] * B[n*ldb + k] for m < M, n < N: A times B
+//     transposed, which is how ONNX stores W [gates*hidden, input] and R [gates*hidden,
+//     hidden]; `accumulate` adds to C instead of overwriting it.
+//   sigmoid, tanh: in place, vectorisable, about 2e-7 relative error (tanh keeps its relative
+//     accuracy near 0 through a Taylor branch); SigmoidRef and TanhRef below are their libm
+//     reference twins.
 struct F32Rows {
   const char* name;  // "avx2_fma" or "portable"
   void (*gemm_nt)(int64_t M, int64_t N, int64_t K, const float* A, int64_t lda, const float* B,
@@ -38,6 +31,8 @@ struct F32Rows {
 };
 // The AVX2 + FMA rows when `avx2_fma` is allowed and the CPU has both, else the portable rows.
 const F32Rows& F32RowsFor(bool avx2_fma);
+
+// The rows' float exp approximation for one value, and libm's logistic and tanh (references).
 float ExpF32Approx(float x);
 float SigmoidRef(float x);
 float TanhRef(float x);
@@ -57,13 +52,11 @@ Expected<Activation> MakeActivation(const std::string& name, const float* alphas
                                     size_t* next_alpha, const float* betas, size_t n_betas,
                                     size_t* next_beta);
 
-// Applies `a` in place to x[0..n) (logistic and tanh: the rows' for float, the CPU's without).
-void Apply(const Activation& a, float* x, int64_t n);
-void Apply(const Activation& a, double* x, int64_t n);
+// Applies `a` in place to x[0..n) (logistic and tanh: the rows' for float).
 void Apply(const F32Rows& rows, const Activation& a, float* x, int64_t n);
 void Apply(const F32Rows& rows, const Activation& a, double* x, int64_t n);
 
-// GemmNT with the rows' float GEMM (the double GEMM has one row).
+// The rows' gemm_nt for float; the double GEMM has one row.
 void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const float* A, int64_t lda,
             const float* B, int64_t ldb, float* C, int64_t ldc, bool accumulate);
 void GemmNT(const F32Rows& rows, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda,

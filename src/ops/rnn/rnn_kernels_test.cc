@@ -22,7 +22,7 @@ TEST(RnnKernelsTest, GemmNTMatchesReference) {
         for (float& v : b) v = u(rng);
         for (bool acc : {false, true}) {
           std::vector<float> c(static_cast<size_t>(M * ldc), 0.5f);
-          GemmNT(M, N, K, a.data(), lda, b.data(), ldb, c.data(), ldc, acc);
+          GemmNT(F32RowsFor(true), M, N, K, a.data(), lda, b.data(), ldb, c.data(), ldc, acc);
           for (int64_t m = 0; m < M; ++m)
             for (int64_t n = 0; n < N; ++n) {
               double want = acc ? 0.5 : 0.0;
@@ -47,8 +47,8 @@ TEST(RnnKernelsTest, SigmoidAndTanhAccuracy) {
     xs.push_back(x);
   for (size_t n : {xs.size(), size_t{1}, size_t{7}, size_t{9}}) {
     std::vector<float> s(xs.begin(), xs.begin() + static_cast<long>(n)), t = s;
-    SigmoidF32(s.data(), static_cast<int64_t>(n));
-    TanhF32(t.data(), static_cast<int64_t>(n));
+    F32RowsFor(true).sigmoid(s.data(), static_cast<int64_t>(n));
+    F32RowsFor(true).tanh(t.data(), static_cast<int64_t>(n));
     for (size_t i = 0; i < n; ++i) {
       const float sr = SigmoidRef(xs[i]), tr = TanhRef(xs[i]);
       ASSERT_NEAR(s[i], sr, 1e-6f * std::fabs(sr) + 1e-37f) << "sigmoid(" << xs[i] << ")";
@@ -112,7 +112,7 @@ TEST(RnnKernelsTest, ActivationParsingAndDefaults) {
   std::vector<double> v = {-2, 0.5, 40};
   Activation sp;
   sp.kind = Activation::Kind::kSoftplus;
-  Apply(sp, v.data(), 3);
+  Apply(F32RowsFor(true), sp, v.data(), 3);
   EXPECT_NEAR(v[0], std::log1p(std::exp(-2.0)), 1e-12);
   EXPECT_EQ(v[2], 40);  // no overflow for large inputs
 }

@@ -32,6 +32,8 @@ WeightFormCandidate Candidate(const FormRow& row, const WeightRequest& r) {
   c.description = row.describe(r);
   if (!row.lossless && !ProfileAllowsLossy(r.profile))
     c.rejected = "profile exact allows lossless forms only (--profile compact enables it)";
+  else if (!row.lossless && r.use.lossless_only)
+    c.rejected = "the consuming kernel computes with f32 weights only (no path for this form)";
   else if (!(row.packed_uses & UseBit(r.use.use)))
     c.rejected = row.use_rejection ? row.use_rejection(r.use.use) : "not a use this form packs";
   else

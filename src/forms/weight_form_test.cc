@@ -84,6 +84,24 @@ TEST(WeightFormTest, CompactMatMulWeightIsInt4AndConvStaysF32) {
   EXPECT_EQ(c->kind, WeightFormKind::kF32ConvAPanels);
 }
 
+// A consumer without a lossy path (Dense, FusedMatMul) gets the f32 panels under compact too;
+// the lossy rows are listed as turned down, with the reason.
+TEST(WeightFormTest, LosslessOnlyUseTurnsDownLossyFormsUnderCompact) {
+  for (WeightUse u : {WeightUse::kMatMulB, WeightUse::kGemmB, WeightUse::kGemmBTrans}) {
+    WeightUseInfo use{u};
+    use.lossless_only = true;
+    auto f = ResolveWeightForm(DType::kFloat32, {64, 24}, use, HostIsa(), WeightProfile::kCompact);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_TRUE(f->lossless);
+    EXPECT_EQ(f->kind, WeightFormKind::kF32GemmBPanels);
+    int turned_down = 0;
+    for (const auto& c :
+         WeightFormCandidates(DType::kFloat32, {64, 24}, use, HostIsa(), WeightProfile::kCompact))
+      turned_down += c.rejected.find("f32 weights only") != std::string::npos ? 1 : 0;
+    EXPECT_GE(turned_down, 1) << GetWeightUseTraits(u).name;
+  }
+}
+
 // MatMulNBits planes: a lossless panel form in both profiles and on every ISA level, for each
 // shape the operator allows, whose bytes are exactly the Layout the entry records (the packer
 // and the layout description agree), and rejected for float16 scales.

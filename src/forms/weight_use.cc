@@ -35,6 +35,12 @@ WeightUseInfo GemmB(const Node& n) {
   return {n.GetInt("transB", 0) != 0 ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
 }
 
+WeightUseInfo FusedMatMulB(const Node& n) {
+  WeightUseInfo u = GemmB(n);
+  u.lossless_only = true;
+  return u;
+}
+
 WeightUseInfo ConvFilter(const Node& n) {
   WeightUseInfo u{WeightUse::kConvFilter, n.GetInt("group", 1), UnitStridesAndPads(n)};
   u.unit_strides_dilations = UnitStridesAndDilations(n);
@@ -51,7 +57,7 @@ const WeightConsumer kConsumers[] = {
     {"", "Conv", 1, ConvFilter, true},
     // FusedMatMul packs a 2-D constant B as Gemm's B (transB alike); target layouts are left
     // to the ONNX operators.
-    {"com.microsoft", "FusedMatMul", 1, GemmB, false},
+    {"com.microsoft", "FusedMatMul", 1, FusedMatMulB, false},
     {"com.microsoft", "MatMulNBits", 1, NBitsCodes, false},
     {"com.microsoft", "MatMulNBits", 2, NBitsScales, false},
     {"com.microsoft", "MatMulNBits", 3, NBitsZeroPoints, false},

@@ -2,16 +2,49 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "tools/commands.h"
 #include "tools/compile_model.h"
+#include "tools/lossy_report.h"
 
 namespace vt::cli {
+
+namespace {
+
+// With --data: each output's max abs difference from the source model, on stdout. The warning
+// for lossy entries (unless --quiet), with those differences when measured.
+int ReportDifference(const CompileArgs& a, WeightProfile profile, const CompileModelSummary& sum) {
+  std::vector<OutputDifference> diffs;
+  if (!a.data.empty()) {
+    auto d = MeasureCompiledDifference(a.model, a.out, profile, a.data);
+    if (!d.ok()) {
+      fmt::print(stderr, "error: compile --data {}: {}\n", a.data, d.status().message());
+      return 2;
+    }
+    diffs = std::move(*d);
+    for (const auto& x : diffs)
+      fmt::print("{}: max abs difference from the source model on {}: {:.3g}\n", x.output, a.data,
+                 x.max_abs_diff);
+  }
+  if (!a.quiet) {
+    std::string line = LossyCompileWarning(a.out, sum, diffs, a.data);
+    if (!line.empty()) fmt::print(stderr, "{}\n", line);
+  }
+  return 0;
+}
+
+}  // namespace
 
 int CompileCommand(const CompileArgs& a) {
   auto opts = CompileOptionsFromNames(a.devices, a.profile, a.payload, a.algo);
   if (!opts.ok()) {
     fmt::print(stderr, "error: {}\n", opts.status().message());
+    return 2;
+  }
+  if (!a.data.empty() && !std::filesystem::is_directory(a.data)) {
+    fmt::print(stderr, "error: compile --data '{}': not a directory (a test data set holds "
+               "input_N.pb)\n", a.data);
     return 2;
   }
   CompileModelOptions o = std::move(*opts);
@@ -44,7 +77,7 @@ int CompileCommand(const CompileArgs& a) {
                  ? fmt::format(", {} entries of other devices or profiles kept", sum.kept_entries)
                               : "",
              ms);
-  return 0;
+  return ReportDifference(a, o.profile, sum);
 }
 
 }  // namespace vt::cli

@@ -117,8 +117,13 @@ struct CompileArgs {
   std::string payload = "external";  // external | inline
   std::string algo = "blake3";
   bool progress = true;              // only drawn when stderr is a terminal
+  // Test data set (DIR/input_N.pb) on which to measure the compiled model's outputs against
+  // the source model's ("" = none).
+  std::string data;
+  bool quiet = false;                // no warning on stderr for lossy entries
 };
-int CompileCommand(const CompileArgs& a);  // 0 ok, 2 error (no output written)
+// 0 ok, 2 error (no output written; or written, then its measurement on --data failed).
+int CompileCommand(const CompileArgs& a);
 
 struct BenchLoadArgs {
   std::string model;

@@ -377,6 +377,7 @@ Status CompileForDevice(const std::string& model_path, IsaLevel isa,
     if (!failure.ok()) return;
     if (!seen.emplace(name, w.form.type_name, w.form.layout.Hash()).second) return;
     if (!sources.count(name)) ++st->total;  // the progress total counts the sources' weights
+    if (!w.form.lossless) ++st->sum.lossy[w.form.type_name];
     auto digest = TensorDigest(src, st->opts.digest);
     if (!digest.ok()) {
       failure = digest.take_status().WithContext("weight '" + name + "'");

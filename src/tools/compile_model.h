@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,10 @@ struct CompileModelSummary {
   std::string payload_file;    // "" when inline
   size_t kept_entries = 0;     // entries of other architectures kept from MODEL
   size_t plans = 0;            // session plans written (one per device; runtime/session_plan.h)
+  // Entries of this compile's devices in a lossy form (requantized: `compact` profile only),
+  // counted by form type name ("vt.q4_0_gemm_b"): a session using them computes results that
+  // differ from the source model's (forms/weight_profile.h).
+  std::map<std::string, size_t> lossy;
 };
 
 // Options from the names `vtensor compile` takes (the Python package's `vtensor.compile` too):

@@ -138,6 +138,11 @@ CLI::App* AddCompile(CLI::App& app, vt::cli::CompileArgs& compile) {
   cmd->add_option("--algo", compile.algo, "source digest: blake3 (default) or sha256")
       ->check(CLI::IsMember({"blake3", "sha256"}));
   cmd->add_flag("!--no-progress", compile.progress, "no progress display");
+  cmd->add_option("--data", compile.data,
+                  "test data set DIR (input_N.pb): print each output's max abs difference "
+                  "between the compiled model (under --profile) and the source model");
+  cmd->add_flag("--quiet", compile.quiet,
+                "no warning on stderr when --profile compact stored lossy forms");
   return cmd;
 }
 

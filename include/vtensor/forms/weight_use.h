@@ -43,6 +43,10 @@ struct WeightUseInfo {
   // static shapes (StaticGemmRows); 0 when not known. Small M lets the weight be read in
   // place in its source layout (docs/weight-forms.md, "Source layout, read in place").
   int64_t rows = 0;
+  // The consuming kernel computes with f32 weights only (ai.vtensor Dense, com.microsoft
+  // FusedMatMul: no int4 or int8 path), so lossy forms are turned down under every profile
+  // rather than packed, cached and then not read.
+  bool lossless_only = false;
 };
 
 struct WeightUseTraits {

@@ -94,7 +94,8 @@ class FusedMatMulKernel final : public OpKernel {
     const Tensor* b = node.inputs.size() > 1 ? FindConstantOperand(init, node.inputs[1]) : nullptr;
     if (b == nullptr || b->dtype() != DType::kFloat32 || b->rank() != 2) return;
     // A 2-D B is Gemm's B ([K, N], or [N, K] with transB): the same cacheable panel form.
-    const WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
+    WeightUseInfo use{trans_b_ ? WeightUse::kGemmBTrans : WeightUse::kGemmB};
+    use.lossless_only = true;  // the f32 GEMM is FusedMatMul's only path
     auto pw = init.weights().Prepare(node, node.inputs[1], *b, use);
     if (!pw.ok() || !pw->has_value() || (*pw)->form.kind != WeightFormKind::kF32GemmBPanels) return;
     const PreparedWeight& p = **pw;

@@ -45,7 +45,9 @@ class DenseKernel final : public OpKernel {
     k->k_ = w->dim(0);
     k->n_ = w->dim(1);
     const size_t K = static_cast<size_t>(k->k_), N = static_cast<size_t>(k->n_);
-    auto pw = init.weights().Prepare(node, node.inputs[1], *w, {WeightUse::kMatMulB});
+    WeightUseInfo use{WeightUse::kMatMulB};
+    use.lossless_only = true;  // the f32 GEMM below is Dense's only path
+    auto pw = init.weights().Prepare(node, node.inputs[1], *w, use);
     if (pw.ok() && pw->has_value() && (*pw)->form.kind == WeightFormKind::kF32GemmBPanels) {
       const PreparedWeight& p = **pw;
       k->panels_ = kernels::BorrowF32Panels(static_cast<size_t>(p.form.panel), K, N,
@@ -53,8 +55,8 @@ class DenseKernel final : public OpKernel {
                                             p.bytes.keep_alive);
       k->isa_ = p.form.isa;
     } else {
-      // Any other form (a compact profile's int4 blocks): Dense keeps f32 panels of its own,
-      // for the session's level.
+      // No panel form offered or packed: Dense packs f32 panels of its own, for the session's
+      // level (not cached).
       const kernels::F32GemmKernel& gemm = F32GemmRowFor(init);
       if (&gemm != &kernels::DefaultF32GemmKernel()) k->isa_ = init.weights().isa();
       const Tensor wc = w->Contiguous();

@@ -32,6 +32,7 @@ py::dict Compile(const std::string& model_path, const std::string& output_path,
   out["payload_bytes"] = sum.payload_bytes;
   out["payload_file"] = sum.payload_file;
   out["kept_entries"] = sum.kept_entries;
+  out["lossy"] = sum.lossy;
   return out;
 }
 
@@ -52,7 +53,8 @@ void BindTools(py::module_& m) {
         py::arg("payload") = "external", py::arg("digest") = "blake3",
         "Writes OUTPUT_PATH: MODEL_PATH with its weights prepacked for each device as compiled "
         "tensors, exactly as `vtensor compile`. Returns {entries, payload_bytes, payload_file, "
-        "kept_entries}.");
+        "kept_entries, lossy}; lossy: {form type name: entries} of the requantized forms "
+        "stored (profile 'compact' only), whose results differ from the source model's.");
   m.def("check", &Check, py::arg("model_path"), py::arg("decode") = false,
         "The findings of `vtensor check --json` as a dict: model, readable, compiled_tensors, "
         "errors, warnings, findings (severity, rule, entry, source_name, field, message).");

@@ -82,6 +82,17 @@ def matmul_model(k=64, n=48, seed=0):
         initializers=[w, b])
 
 
+def plain_matmul_model(k=64, n=48, seed=0):
+    """Y = X @ W with a constant W float[k, n]: a MatMul node of its own (no bias to fuse)."""
+    rng = np.random.default_rng(seed)
+    w = numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "W")
+    return _model(
+        [helper.make_node("MatMul", ["X", "W"], ["Y"])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["M", k])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["M", n])],
+        initializers=[w])
+
+
 def sequence_model():
     """S = SequenceConstruct(A, B); L = SequenceLength(Q) of an input sequence Q;
     H = OptionalHasElement(P) of an optional input P."""

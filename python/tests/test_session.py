@@ -142,6 +142,27 @@ class SessionTest(unittest.TestCase):
 
 
 class CompileTest(unittest.TestCase):
+    def test_compact_reports_its_lossy_forms(self):
+        x = np.random.default_rng(2).standard_normal((5, 64)).astype(np.float32)
+        opts = vtensor.SessionOptions()
+        opts.weight_profile = "compact"
+        with tempfile.TemporaryDirectory() as d:
+            # A lone MatMul takes int4 blocks: its results change.
+            src = models.save(models.plain_matmul_model(), d, "mm")
+            out = os.path.join(d, "mm.vt.onnx")
+            summary = vtensor.compile(src, out, profile="compact")
+            self.assertEqual(summary["lossy"], {"vt.q4_0_gemm_b": 1})
+            want = vtensor.InferenceSession(src).run(None, {"X": x})[0]
+            got = vtensor.InferenceSession(out, opts).run(None, {"X": x})[0]
+            self.assertGreater(np.abs(got - want).max(), 0.0)
+            # MatMul + Add runs as one Dense node, which computes in f32 only: nothing lossy.
+            src = models.save(models.matmul_model(), d, "dense")
+            out = os.path.join(d, "dense.vt.onnx")
+            self.assertEqual(vtensor.compile(src, out, profile="compact")["lossy"], {})
+            want = vtensor.InferenceSession(src).run(None, {"X": x})[0]
+            got = vtensor.InferenceSession(out, opts).run(None, {"X": x})[0]
+            np.testing.assert_array_equal(got, want)
+
     def test_compiled_model_hits_and_matches(self):
         with tempfile.TemporaryDirectory() as d:
             src = models.save(models.matmul_model(), d, "mm")

@@ -11,21 +11,12 @@ namespace {
 
 class CompileLossy : public CliTest {
  protected:
-  // y = MatMul(x, w), x float[4,64], w float[64,128] with 17 levels per column (-8..8): q4_0's
-  // 16 levels per block of 32 cannot hold them, so the compact profile's int4 form is lossy.
-  // DIR/data/input_0.pb holds x.
+  // MatMulModel (its weight's 17 levels per column: q4_0's 16 levels per block of 32 cannot
+  // hold them, so the compact profile's int4 form is lossy); DIR/data/input_0.pb holds x.
   // `with_bias`: y = MatMul(x, w) + b, which the session fuses into one Dense node.
   void WriteModelAndData(bool with_bias = false) {
-    onnx::ModelProto m = AddModel();
+    onnx::ModelProto m = MatMulModel();
     auto* g = m.mutable_graph();
-    g->mutable_input(0)->Clear();
-    AddFloatIO(g->mutable_input(0), "x", {4, 64});
-    g->mutable_output(0)->Clear();
-    AddFloatIO(g->mutable_output(0), "y", {4, 128});
-    std::vector<float> w(64 * 128);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 17) - 8.f;
-    *g->mutable_initializer(0) = FloatTensor("w", {64, 128}, w);
-    g->mutable_node(0)->set_op_type("MatMul");
     if (with_bias) {
       g->mutable_node(0)->set_output(0, "t");
       auto* add = g->add_node();

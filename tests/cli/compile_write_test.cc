@@ -14,19 +14,7 @@ namespace {
 class CompileWrite : public CliTest {
  protected:
   // y = MatMul(x, w), w float[64,128]: one weight that compile packs into OUT.vtpack.
-  std::string WriteMatMulModel() {
-    onnx::ModelProto m = AddModel();
-    auto* g = m.mutable_graph();
-    g->mutable_input(0)->Clear();
-    AddFloatIO(g->mutable_input(0), "x", {4, 64});
-    g->mutable_output(0)->Clear();
-    AddFloatIO(g->mutable_output(0), "y", {4, 128});
-    std::vector<float> w(64 * 128);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 17) - 8.f;
-    *g->mutable_initializer(0) = FloatTensor("w", {64, 128}, w);
-    g->mutable_node(0)->set_op_type("MatMul");
-    return WriteModel(m);
-  }
+  std::string WriteMatMulModel() { return WriteModel(MatMulModel()); }
   static std::string ReadAll(const std::string& p) {
     std::ifstream f(p, std::ios::binary);
     std::stringstream ss;

@@ -59,6 +59,20 @@ onnx::ModelProto AddModel() {
   return m;
 }
 
+onnx::ModelProto MatMulModel() {
+  onnx::ModelProto m = AddModel();
+  auto* g = m.mutable_graph();
+  g->mutable_input(0)->Clear();
+  AddFloatIO(g->mutable_input(0), "x", {4, 64});
+  g->mutable_output(0)->Clear();
+  AddFloatIO(g->mutable_output(0), "y", {4, 128});
+  std::vector<float> w(64 * 128);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 17) - 8.f;
+  *g->mutable_initializer(0) = FloatTensor("w", {64, 128}, w);
+  g->mutable_node(0)->set_op_type("MatMul");
+  return m;
+}
+
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -23,6 +23,10 @@ void AddFloatIO(onnx::ValueInfoProto* vi, const std::string& name, const std::ve
 // The smallest model that exercises the importer, a kernel and initializers.
 onnx::ModelProto AddModel();
 
+// y = MatMul(x, w): x float[4,64] input, w float[64,128] initializer with 17 levels per column
+// (i % 17 - 8): one weight that `compile` packs, and that int4 blocks cannot hold exactly.
+onnx::ModelProto MatMulModel();
+
 // Writes `bytes` / a serialized message to `path`; aborts the test binary on I/O failure since
 // nothing sensible can follow.
 void WriteBytes(const std::string& path, const std::string& bytes);

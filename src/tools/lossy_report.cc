@@ -49,7 +49,7 @@ Expected<std::vector<OutputDifference>> MeasureCompiledDifference(
     const std::string& name = got.names[i];
     CompareResult c = CompareValues(got.values[i], want.values[i], /*rtol=*/0.0, /*atol=*/0.0);
     if (!c.pass && (StartsWith(c.detail, "dtype ") || StartsWith(c.detail, "shape ")))
-      return InvalidArgument(compiled_path + ": output '" + name + "': " + c.detail);
+      return InvalidArgument(fmt::format("{}: output '{}': {}", compiled_path, name, c.detail));
     diffs.push_back({name, c.max_abs_diff});
   }
   return diffs;

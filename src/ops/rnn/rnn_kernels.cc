@@ -228,8 +228,6 @@ void GemmNT(const F32Rows&, int64_t M, int64_t N, int64_t K, const double* A, in
 
 float ExpF32Approx(float x) { return ExpV(Splat(x))[0]; }
 
-
-
 float SigmoidRef(float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x)))); }
 float TanhRef(float x) { return std::tanh(x); }
 
@@ -325,6 +323,5 @@ void Apply(const F32Rows& rows, const Activation& a, float* x, int64_t n) {
 }
 
 void Apply(const F32Rows&, const Activation& a, double* x, int64_t n) { ApplyGeneric(a, x, n); }
-
 
 }  // namespace vt::ops::rnn
